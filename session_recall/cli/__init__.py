@@ -1,0 +1,76 @@
+"""The `session-recall` command: one click group, a module per command family."""
+
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from session_recall import __version__
+from session_recall.cli.context import AppContext
+from session_recall.cli.node import node
+from session_recall.cli.setup import setup
+from session_recall.config import Settings
+from session_recall.errors import SessionRecallError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="session-recall")
+@click.option("--es-url", envvar="ELASTICSEARCH_URL", help="Elasticsearch URL.")
+@click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", help="API key (never printed).")
+@click.option("--username", envvar="ELASTICSEARCH_USERNAME", help="Basic-auth user.")
+@click.option(
+    "--password", envvar="ELASTICSEARCH_PASSWORD", help="Basic-auth password (never printed)."
+)
+@click.option(
+    "--ca-certs", envvar="ELASTICSEARCH_CA_CERTS", type=click.Path(dir_okay=False, path_type=Path),
+    help="CA certificate bundle for HTTPS.",
+)  # fmt: skip
+@click.option(
+    "--index",
+    envvar="SESSION_RECALL_INDEX",
+    help="Alias to read and write.  [default: session-events]",
+)
+@click.option(
+    "--home", envvar="SESSION_RECALL_HOME", type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for local state.  [default: ~/.cache/session-recall]",
+)  # fmt: skip
+@click.pass_context
+def main(
+    ctx: click.Context,
+    es_url: str | None,
+    api_key: str | None,
+    username: str | None,
+    password: str | None,
+    ca_certs: Path | None,
+    index: str | None,
+    home: Path | None,
+) -> None:
+    """Searchable, user-isolated memory of AI agent sessions, in Elasticsearch.
+
+    Every option can also come from the environment variable named in its help.
+
+    \b
+    Example:
+      session-recall node start && session-recall setup
+    """
+    values = {
+        "ELASTICSEARCH_URL": es_url, "ELASTICSEARCH_API_KEY": api_key,
+        "ELASTICSEARCH_USERNAME": username, "ELASTICSEARCH_PASSWORD": password,
+        "ELASTICSEARCH_CA_CERTS": ca_certs, "SESSION_RECALL_INDEX": index,
+        "SESSION_RECALL_HOME": home,
+    }  # fmt: skip
+    try:
+        settings = Settings(**{k: v for k, v in values.items() if v is not None})
+    except SessionRecallError as err:
+        raise click.UsageError(str(err)) from None
+    except ValidationError as err:
+        raise click.UsageError(str(err.errors()[0]["msg"])) from None
+    ctx.obj = AppContext(settings)
+
+
+main.add_command(node)
+main.add_command(setup)
+
+__all__ = ["main"]

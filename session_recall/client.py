@@ -1,0 +1,69 @@
+"""Builds the Elasticsearch client every command uses, and checks the server first."""
+
+from typing import Any
+
+from elasticsearch import ApiError, Elasticsearch, OrjsonSerializer, TransportError
+
+from session_recall.config import Settings
+from session_recall.errors import ConfigurationError, ElasticsearchUnavailable
+from session_recall.pins import elasticsearch_major
+
+# The client's default of 10 s is too short for a bulk chunk on a busy 2-core machine,
+# and whole-request retries without backoff hammer a node that is already struggling.
+REQUEST_TIMEOUT_S = 30
+MAX_RETRIES = 3
+
+
+def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
+    """A client for `settings.elasticsearch_url`, with orjson bodies and sane retries."""
+    if not settings.elasticsearch_url:
+        raise ConfigurationError(
+            "No Elasticsearch URL is configured.",
+            hint="Set ELASTICSEARCH_URL (or --es-url), or run `session-recall node start`.",
+        )
+    options: dict[str, Any] = {
+        "request_timeout": REQUEST_TIMEOUT_S,
+        "max_retries": MAX_RETRIES,
+        "retry_on_timeout": True,
+        "serializer": OrjsonSerializer(),
+    }
+    if settings.api_key:
+        options["api_key"] = settings.api_key.get_secret_value()
+    if settings.username and settings.password:
+        options["basic_auth"] = (settings.username, settings.password.get_secret_value())
+    if settings.ca_certs:
+        options["ca_certs"] = str(settings.ca_certs)
+    options.update(overrides)
+    return Elasticsearch(settings.elasticsearch_url, **options)
+
+
+def server_version(client: Elasticsearch) -> str:
+    """The version of the node the client talks to.
+
+    Uses the nodes-info API rather than `GET /`: the integ-test distribution has no
+    root endpoint (it answers 405), and nodes info works on every distribution.
+    """
+    try:
+        info = client.nodes.info(node_id="_local", metric="_none", filter_path="nodes.*.version")
+    except (ApiError, TransportError) as err:
+        raise ElasticsearchUnavailable(
+            f"Elasticsearch did not answer: {type(err).__name__}.",
+            hint="Check ELASTICSEARCH_URL and that the node runs (`session-recall node status`).",
+        ) from None
+    nodes = info.body.get("nodes") or {}
+    if not nodes:
+        raise ElasticsearchUnavailable("The server reported no node and no version.")
+    return str(next(iter(nodes.values()))["version"])
+
+
+def check_server(client: Elasticsearch) -> str:
+    """Fail early, with a clear message, when the server's major differs from ours."""
+    version = server_version(client)
+    major = int(version.split(".", 1)[0])
+    if major != elasticsearch_major():
+        raise ElasticsearchUnavailable(
+            f"Elasticsearch {version} answered, but this release works with "
+            f"Elasticsearch {elasticsearch_major()}.x only.",
+            hint=f"Point ELASTICSEARCH_URL at an Elasticsearch {elasticsearch_major()}.x node.",
+        )
+    return version

@@ -1,0 +1,60 @@
+"""Configuration from the environment; every field has a matching CLI flag."""
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from session_recall.errors import ConfigurationError
+
+DEFAULT_INDEX = "session-events"
+
+
+def default_home() -> Path:
+    """Where local state lives: cursor key, node state, downloaded distribution."""
+    return Path.home() / ".cache" / "session-recall"
+
+
+class Settings(BaseSettings):
+    """How to reach Elasticsearch and which alias to use.
+
+    Read from `ELASTICSEARCH_URL`, `ELASTICSEARCH_API_KEY`, `ELASTICSEARCH_USERNAME`,
+    `ELASTICSEARCH_PASSWORD`, `ELASTICSEARCH_CA_CERTS`, `SESSION_RECALL_INDEX`,
+    `SESSION_RECALL_HOME` and `SESSION_RECALL_CURSOR_KEY`. Secrets are `SecretStr`, so
+    they never show in a repr, a log line or an error.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
+
+    elasticsearch_url: str | None = Field(default=None, alias="ELASTICSEARCH_URL")
+    api_key: SecretStr | None = Field(default=None, alias="ELASTICSEARCH_API_KEY")
+    username: str | None = Field(default=None, alias="ELASTICSEARCH_USERNAME")
+    password: SecretStr | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD")
+    ca_certs: Path | None = Field(default=None, alias="ELASTICSEARCH_CA_CERTS")
+    index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
+    home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
+    cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        if self.api_key and (self.username or self.password):
+            raise ConfigurationError(
+                "Both an API key and a username/password are set.",
+                hint="Unset ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD.",
+            )
+        if bool(self.username) != bool(self.password):
+            raise ConfigurationError(
+                "A username needs a password and a password needs a username.",
+                hint="Set both ELASTICSEARCH_USERNAME and ELASTICSEARCH_PASSWORD.",
+            )
+        if not self.index or self.index != self.index.lower() or self.index.startswith(("_", "-")):
+            raise ConfigurationError(
+                f"{self.index!r} is not a usable index alias.",
+                hint="Use lowercase letters, digits and dashes, e.g. session-events.",
+            )
+        return self
+
+    def with_overrides(self, **values: object) -> "Settings":
+        """A copy with the given fields replaced, skipping the ones left at None."""
+        given = {k: v for k, v in values.items() if v is not None}
+        return self.model_validate({**self.model_dump(), **given})

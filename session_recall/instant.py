@@ -1,0 +1,131 @@
+"""An instant on the UTC time line, kept to the nanosecond.
+
+Python's `datetime` stops at microseconds, and ISO strings with different fraction
+lengths do not sort as text (`12:00:00Z` > `12:00:00.5Z`), so events carry an
+`Instant`: integer nanoseconds since the epoch, parsed strictly and rendered the way
+Java's `Instant.toString` renders it, which is what the reference tools print.
+"""
+
+import re
+from datetime import UTC, datetime, timedelta
+from functools import total_ordering
+from typing import Any
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+EXPECTED_FORMAT = "2026-07-01T00:00:00Z"
+
+_ISO = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})[Tt](?P<time>\d{2}:\d{2}:\d{2})"
+    r"(?:[.,](?P<fraction>\d{1,9}))?"
+    r"(?P<offset>[Zz]|[+-]\d{2}:?\d{2})"
+)
+_NANOS_PER_SECOND = 1_000_000_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# date_nanos stores an unsigned long of nanoseconds: 1970 up to April 2262.
+_MAX_NANOS = 2**63 - 1
+
+
+class InvalidInstant(ValueError):
+    """A value is not an ISO-8601 instant with an offset."""
+
+
+@total_ordering
+class Instant:
+    __slots__ = ("nanos",)
+
+    def __init__(self, nanos: int) -> None:
+        if not 0 <= nanos <= _MAX_NANOS:
+            raise InvalidInstant("Instants must fall between 1970-01-01 and 2262-04-11 (UTC).")
+        self.nanos = nanos
+
+    @classmethod
+    def parse(cls, text: str) -> "Instant":
+        """Parse `2026-07-01T12:00:00.5Z` or `...+02:00`; a naive or partial value fails."""
+        match = _ISO.fullmatch(text.strip()) if isinstance(text, str) else None
+        if match is None:
+            raise InvalidInstant(
+                f"{text!r} is not an ISO-8601 instant with a time and an offset; "
+                f"expected a value like {EXPECTED_FORMAT}."
+            )
+        offset = match["offset"].upper().replace(":", "")
+        offset = "+0000" if offset == "Z" else offset
+        try:
+            whole = datetime.strptime(
+                f"{match['date']}T{match['time']}{offset}", "%Y-%m-%dT%H:%M:%S%z"
+            )
+        except ValueError as err:
+            raise InvalidInstant(f"{text!r} is not a valid date and time: {err}.") from None
+        seconds = (whole - _EPOCH) // timedelta(seconds=1)
+        fraction = int((match["fraction"] or "").ljust(9, "0"))
+        return cls(seconds * _NANOS_PER_SECOND + fraction)
+
+    @classmethod
+    def from_datetime(cls, value: datetime) -> "Instant":
+        if value.tzinfo is None:
+            raise InvalidInstant("A datetime without a time zone is not an instant.")
+        delta = value - _EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return cls(micros * 1_000)
+
+    @classmethod
+    def now(cls) -> "Instant":
+        return cls.from_datetime(datetime.now(UTC))
+
+    def _parts(self) -> tuple[str, int]:
+        seconds, fraction = divmod(self.nanos, _NANOS_PER_SECOND)
+        whole = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+        return whole, fraction
+
+    def isoformat(self) -> str:
+        """Java's `Instant.toString`: no fraction when zero, else 3, 6 or 9 digits."""
+        whole, fraction = self._parts()
+        if fraction == 0:
+            return f"{whole}Z"
+        digits = f"{fraction:09d}"
+        for width in (3, 6):
+            if digits[width:] == "0" * (9 - width):
+                return f"{whole}.{digits[:width]}Z"
+        return f"{whole}.{digits}Z"
+
+    def to_elasticsearch(self) -> str:
+        """A fixed-width form that `date_nanos` parses without loss."""
+        whole, fraction = self._parts()
+        return f"{whole}.{fraction:09d}Z"
+
+    def __str__(self) -> str:
+        return self.isoformat()
+
+    def __repr__(self) -> str:
+        return f"Instant({self.isoformat()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Instant) and other.nanos == self.nanos
+
+    def __lt__(self, other: "Instant") -> bool:
+        return self.nanos < other.nanos
+
+    def __hash__(self) -> int:
+        return hash(self.nanos)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def coerce(value: Any) -> "Instant":
+            if isinstance(value, Instant):
+                return value
+            if isinstance(value, datetime):
+                return cls.from_datetime(value)
+            if isinstance(value, str):
+                return cls.parse(value)
+            raise InvalidInstant(f"expected an ISO-8601 instant like {EXPECTED_FORMAT}")
+
+        return core_schema.no_info_plain_validator_function(
+            coerce,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda v: v.isoformat(), when_used="always"
+            ),
+            json_schema_input_schema=core_schema.str_schema(),
+        )

@@ -1,0 +1,70 @@
+"""Elasticsearch refuses to run as root: when we are root, it runs as a dedicated user.
+
+That user must be able to walk into every folder above the node's files, so files
+under a private home (such as /root, mode 700) are moved to a place it can reach.
+"""
+
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+
+from session_recall.errors import SessionRecallError
+
+NODE_USER = "session-recall"
+# Used when running as root and the configured home is out of the node user's reach.
+SHARED_RUNTIME = Path("/var/lib/session-recall")
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def ensure_node_user() -> str:
+    """Create the unprivileged system user once; return its name."""
+    try:
+        pwd.getpwnam(NODE_USER)
+    except KeyError:
+        result = subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", NODE_USER],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode not in (0, 9):  # 9: created meanwhile by another process
+            raise SessionRecallError(
+                f"Could not create the user {NODE_USER!r} to run Elasticsearch: "
+                f"{result.stderr.strip()}",
+                hint=f"Create it (useradd --system {NODE_USER}) or run as a non-root user.",
+            ) from None
+    return NODE_USER
+
+
+def reachable_by_others(path: Path) -> bool:
+    """True when every existing folder from / down to `path` lets others pass (o+x)."""
+    for folder in [*reversed(path.resolve().parents), path.resolve()]:
+        if folder.exists() and not folder.stat().st_mode & 0o001:
+            return False
+    return True
+
+
+def runtime_root(home: Path) -> Path:
+    """Where the unpacked distribution and node data live."""
+    if running_as_root() and not reachable_by_others(home):
+        return SHARED_RUNTIME
+    return home
+
+
+def give_to_node_user(path: Path) -> None:
+    if running_as_root():
+        shutil.chown(path, user=NODE_USER, group=None)
+        for root, dirs, files in os.walk(path):
+            for name in dirs + files:
+                shutil.chown(os.path.join(root, name), user=NODE_USER)
+
+
+def as_node_user(command: list[str]) -> list[str]:
+    """Prefix `command` so that it runs as the node user when we are root."""
+    if not running_as_root():
+        return command
+    return ["runuser", "-u", ensure_node_user(), "--", *command]

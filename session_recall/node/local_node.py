@@ -1,0 +1,265 @@
+"""A single local Elasticsearch node: start (or reuse), stop, status.
+
+Each node has a name and a folder of its own (config, data, logs, state), so a test
+can run a dedicated node, with a tiny write queue say, beside the shared one. The
+node runs in its own process group, which `stop` ends as a whole.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from session_recall.errors import SessionRecallError
+from session_recall.node import account, distribution
+from session_recall.node.jdk import find_java_home
+from session_recall.pins import elasticsearch_version
+
+DEFAULT_HEAP = "512m"
+START_TIMEOUT_S = 240.0
+STOP_TIMEOUT_S = 60.0
+
+# Roughly what Elastic's own test clusters set for a single local node.
+BASE_SETTINGS: Mapping[str, str] = {
+    "discovery.type": "single-node",
+    "network.host": "127.0.0.1",
+    "http.port": "0",
+    "transport.port": "0",
+    "node.portsfile": "true",
+    "xpack.security.enabled": "false",
+    "cluster.routing.allocation.disk.threshold_enabled": "false",
+    "action.destructive_requires_name": "false",
+}
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    name: str
+    url: str
+    pgid: int
+    version: str
+
+
+def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float = 0.25) -> bool:
+    """Poll `predicate` until it holds or `timeout` seconds pass; True if it held."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def _http_ok(url: str, path: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + path, timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command: state, ppid, pgrp, ...
+        state, _ppid, pgrp = stat.rsplit(")", 1)[1].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+# Nodes this process started, kept so their leader can be reaped (no zombie, and no
+# ResourceWarning for a Popen dropped while its process runs).
+_STARTED_HERE: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def _group_alive(pgid: int) -> bool:
+    leader = _STARTED_HERE.get(pgid)
+    if leader is not None and leader.poll() is not None:
+        del _STARTED_HERE[pgid]
+    return bool(group_members(pgid))
+
+
+class LocalNode:
+    """One named node under `home`. Methods are safe to call in any order."""
+
+    def __init__(
+        self,
+        *,
+        home: Path,
+        name: str = "default",
+        version: str | None = None,
+        heap: str = DEFAULT_HEAP,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        self.home = home
+        self.name = name
+        self.version = version or elasticsearch_version()
+        self.heap = heap
+        self.settings = {**BASE_SETTINGS, **(settings or {})}
+        self.runtime = account.runtime_root(home)
+        self.node_dir = self.runtime / "nodes" / name
+        self._state_file = self.node_dir / "node.json"
+
+    # -- public -----------------------------------------------------------------
+    def status(self) -> NodeInfo | None:
+        """The running node, or None when it is not running or does not answer."""
+        state = self._read_state()
+        if state is None or not _group_alive(state.pgid):
+            return None
+        return state if _http_ok(state.url, "/_cluster/health") else None
+
+    def start(
+        self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
+    ) -> NodeInfo:
+        running = self.status()
+        if running is not None:
+            on_step(f"Reusing the running node {self.name!r} at {running.url}.")
+            return running
+        self.stop()  # a stale state file or a half-started group: clear it first
+        es_home = self._distribution(on_step)
+        java_home = self._java_home(find_java_home())
+        self._prepare_node_dir(es_home)
+
+        ports_file = self.node_dir / "logs" / "http.ports"
+        ports_file.unlink(missing_ok=True)
+        command = [str(es_home / "bin" / "elasticsearch"), "--quiet"]
+        for key, value in self.settings.items():
+            command.append(f"-E{key}={value}")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "ES_JAVA_HOME": str(java_home),
+            "ES_PATH_CONF": str(self.node_dir / "config"),
+            "ES_JAVA_OPTS": f"-Xms{self.heap} -Xmx{self.heap}",
+            "LANG": "C.UTF-8",
+        }
+        console = self.node_dir / "logs" / "console.log"
+        on_step(f"Starting Elasticsearch {self.version} ({self.name!r}, heap {self.heap})...")
+        with console.open("ab") as log:
+            process = subprocess.Popen(
+                account.as_node_user(["env", *(f"{k}={v}" for k, v in env.items()), *command]),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.node_dir,
+            )
+        pgid = process.pid
+        _STARTED_HERE[pgid] = process
+
+        def up() -> bool:
+            if process.poll() is not None:
+                raise SessionRecallError(
+                    f"Elasticsearch exited with code {process.returncode} while starting:\n"
+                    + self._log_tail(console),
+                    hint=f"See {console} and {self.node_dir / 'logs'}.",
+                )
+            return ports_file.is_file() and ports_file.stat().st_size > 0
+
+        if not wait_until(up, timeout=timeout):
+            self._kill_group(pgid)
+            raise SessionRecallError(
+                f"Elasticsearch did not open its HTTP port within {timeout:.0f}s.",
+                hint=f"See {console}; on a loaded machine, try again with a longer --timeout.",
+            )
+        url = f"http://{ports_file.read_text().split()[0]}"
+        health = "/_cluster/health?wait_for_status=yellow&timeout=1s"
+        if not wait_until(lambda: up() and _http_ok(url, health), timeout=timeout):
+            self._kill_group(pgid)
+            raise SessionRecallError(f"Elasticsearch at {url} never reported a healthy cluster.")
+        info = NodeInfo(name=self.name, url=url, pgid=pgid, version=self.version)
+        self._state_file.write_text(json.dumps(info.__dict__), encoding="utf-8")
+        return info
+
+    def stop(self, *, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Stop the node and every process of its group; True if one was running."""
+        state = self._read_state()
+        if state is None:
+            return False
+        was_running = _group_alive(state.pgid)
+        if was_running:
+            self._kill_group(state.pgid, timeout=timeout)
+        self._state_file.unlink(missing_ok=True)
+        return was_running
+
+    def wipe(self) -> None:
+        """Stop the node and delete its data (not the shared distribution)."""
+        self.stop()
+        shutil.rmtree(self.node_dir, ignore_errors=True)
+
+    # -- private ----------------------------------------------------------------
+    def _read_state(self) -> NodeInfo | None:
+        try:
+            return NodeInfo(**json.loads(self._state_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def _kill_group(self, pgid: int, *, timeout: float = STOP_TIMEOUT_S) -> None:
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                return
+            if wait_until(lambda: not _group_alive(pgid), timeout=wait):
+                return
+        raise SessionRecallError(f"Processes of group {pgid} survived SIGKILL.")
+
+    def _distribution(self, on_step: Callable[[str], None]) -> Path:
+        cache = self.home / "dist"
+        if not (cache / f"{distribution.ARTIFACT}-{self.version}.zip").is_file():
+            on_step(f"Fetching Elasticsearch {self.version} with Maven (once)...")
+        zip_path = distribution.fetch_zip(self.version, cache)
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        es_home = distribution.unpack(zip_path, self.runtime)
+        if account.running_as_root():
+            account.ensure_node_user()
+            marker = es_home / ".owned"
+            if not marker.exists():
+                account.give_to_node_user(self.runtime)
+                marker.touch()
+        return es_home
+
+    def _java_home(self, java_home: Path) -> Path:
+        """A JDK the node user can read: copied next to the node when it cannot."""
+        if not account.running_as_root() or account.reachable_by_others(java_home):
+            return java_home
+        copy = self.runtime / "jdk"
+        if not (copy / "bin" / "java").exists():
+            shutil.copytree(java_home, copy, symlinks=True)
+            account.give_to_node_user(copy)
+        return copy
+
+    def _prepare_node_dir(self, es_home: Path) -> None:
+        config = self.node_dir / "config"
+        if not config.is_dir():
+            shutil.copytree(es_home / "config", config)
+        for sub in ("data", "logs"):
+            (self.node_dir / sub).mkdir(parents=True, exist_ok=True)
+        yml = config / "elasticsearch.yml"
+        yml.write_text(
+            f"path.data: {self.node_dir / 'data'}\npath.logs: {self.node_dir / 'logs'}\n",
+            encoding="utf-8",
+        )
+        account.give_to_node_user(self.node_dir)
+
+    @staticmethod
+    def _log_tail(path: Path, lines: int = 15) -> str:
+        try:
+            return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no console output)"

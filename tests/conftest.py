@@ -1,0 +1,92 @@
+"""Fixtures shared by both tiers. Integration fixtures start nothing until a test
+asks for them, so the unit tier runs without Elasticsearch."""
+
+import logging
+import re
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from session_recall.client import check_server, make_client
+from session_recall.config import Settings
+from session_recall.templates import install
+from tests.support.elasticsearch import DedicatedNodes, Provided, provide_elasticsearch
+
+log = logging.getLogger("tests")
+
+
+@pytest.fixture(scope="session")
+def elasticsearch(request: pytest.FixtureRequest) -> Iterator[Provided]:
+    with provide_elasticsearch() as provided:
+        client = make_client(Settings(ELASTICSEARCH_URL=provided.url))
+        version = check_server(client)
+        line = f"Elasticsearch {version} at {provided.url}, from {provided.source}"
+        log.info(line)
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled():
+            print(f"\n{line}")
+        client.close()
+        yield provided
+
+
+@pytest.fixture(scope="session")
+def es_url(elasticsearch: Provided) -> str:
+    return elasticsearch.url
+
+
+@pytest.fixture(scope="session")
+def es(es_url: str) -> Iterator[Elasticsearch]:
+    client = make_client(Settings(ELASTICSEARCH_URL=es_url))
+    yield client
+    client.close()
+
+
+def _unique_alias(request: pytest.FixtureRequest) -> str:
+    stem = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")[-30:]
+    return f"t-{stem}-{uuid.uuid4().hex[:8]}"
+
+
+def _drop(es: Elasticsearch, alias: str) -> None:
+    es.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+    lenient = es.options(ignore_status=404)
+    lenient.indices.delete_index_template(name=alias)
+    for part in ("settings", "mappings"):
+        lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+
+
+@pytest.fixture(scope="module")
+def module_alias(request: pytest.FixtureRequest, es: Elasticsearch) -> Iterator[str]:
+    """An alias with templates and a write index, shared by one module's tests."""
+    alias = _unique_alias(request)
+    install(es, alias)
+    yield alias
+    _drop(es, alias)
+
+
+@pytest.fixture
+def alias(request: pytest.FixtureRequest, es: Elasticsearch) -> Iterator[str]:
+    """An alias of the test's own, set up fresh and dropped afterwards."""
+    name = _unique_alias(request)
+    install(es, name)
+    yield name
+    _drop(es, name)
+
+
+@pytest.fixture
+def settings(es_url: str, alias: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings pointing at the test's alias, with a private home folder."""
+    return Settings(
+        ELASTICSEARCH_URL=es_url,
+        SESSION_RECALL_INDEX=alias,
+        SESSION_RECALL_HOME=tmp_path_factory.mktemp("home"),
+    )
+
+
+@pytest.fixture
+def dedicated_nodes(request: pytest.FixtureRequest) -> Iterator[DedicatedNodes]:
+    """Nodes of the test's own (start/stop/restart), wiped afterwards."""
+    nodes = DedicatedNodes(prefix=f"t{uuid.uuid4().hex[:6]}")
+    yield nodes
+    nodes.close()

@@ -1,0 +1,1 @@
+"""Test helpers: where the real Elasticsearch comes from, and dedicated fault nodes."""

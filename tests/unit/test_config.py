@@ -1,0 +1,52 @@
+import pytest
+from click.testing import CliRunner
+
+from session_recall.cli import main
+from session_recall.config import Settings
+from session_recall.errors import ConfigurationError
+from session_recall.pins import elasticsearch_version
+from tests.support.elasticsearch import REPO
+
+
+def test_secrets_never_show_in_repr_or_dump():
+    settings = Settings(ELASTICSEARCH_USERNAME="u", ELASTICSEARCH_PASSWORD="hunter2-secret")
+    assert "hunter2-secret" not in repr(settings)
+    assert "hunter2-secret" not in str(settings.model_dump())
+
+
+def test_help_shows_no_secret_taken_from_the_environment(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ELASTICSEARCH_API_KEY", "key-that-must-stay-hidden")
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0, result.output
+    assert "key-that-must-stay-hidden" not in result.output
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {
+            "ELASTICSEARCH_API_KEY": "k",
+            "ELASTICSEARCH_USERNAME": "u",
+            "ELASTICSEARCH_PASSWORD": "p",
+        },
+        {"ELASTICSEARCH_USERNAME": "u"},
+        {"SESSION_RECALL_INDEX": "Upper"},
+    ],
+)
+def test_contradictory_or_incomplete_settings_are_refused(values: dict[str, str]):
+    with pytest.raises(ConfigurationError):
+        Settings(**values)
+
+
+def test_cli_reports_a_missing_url_with_the_next_step(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
+    result = CliRunner().invoke(main, ["setup"])
+    assert result.exit_code == 1
+    assert "ELASTICSEARCH_URL" in result.output
+
+
+def test_the_version_is_pinned_once_and_compose_reads_it():
+    assert elasticsearch_version().startswith("9.")
+    compose = (REPO / "docker-compose.yml").read_text()
+    assert "${ELASTICSEARCH_VERSION}" in compose
+    assert elasticsearch_version() not in compose
