@@ -1,0 +1,66 @@
+"""Recall: search a user's past sessions, pushed down to Elasticsearch.
+
+Three searchers, each bound to its scope when built; `search` only chooses what to
+look for and which page:
+
+- `CrossSessionSearcher`: every session of one user (cross_session_search);
+- `ConversationSearcher`: one session of one user (conversation_search);
+- `CrossConversationSearcher`: a contact's recent conversations in one inbox.
+
+Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
+`next_cursor`. Errors derive from `RecallError` and say what to do next. The package
+only ever runs searches: it never writes, deletes or runs scripts.
+
+    key = load_cursor_key(settings)
+    searcher = CrossSessionSearcher(client, alias=settings.index, user_id="u1", cursor_key=key)
+    page = searcher.search("we decided, let's go with", match="any")
+"""
+
+from recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
+from recall.conversation import ConversationSearcher
+from recall.cross_conversation import CrossConversationSearcher
+from recall.cross_conversation_settings import CrossConversationSettings
+from recall.cross_session import CrossSessionSearcher
+from recall.cursor_key import load_cursor_key
+from recall.errors import (
+    ConflictingPagination,
+    CursorMismatch,
+    EmptyQuery,
+    IndexNotFound,
+    InvalidCursor,
+    InvalidMatchMode,
+    InvalidQuery,
+    InvalidScope,
+    InvalidSince,
+    RecallError,
+    TermTooLong,
+    TooManyTerms,
+)
+from recall.page import RecallItem, RecallPage
+from recall.pager import MAX_PAGE_SIZE
+
+__all__ = [
+    "MAX_PAGE_SIZE",
+    "MAX_TERMS",
+    "MAX_TERM_LENGTH",
+    "ConflictingPagination",
+    "ConversationSearcher",
+    "CrossConversationSearcher",
+    "CrossConversationSettings",
+    "CrossSessionSearcher",
+    "CursorMismatch",
+    "EmptyQuery",
+    "IndexNotFound",
+    "InvalidCursor",
+    "InvalidMatchMode",
+    "InvalidQuery",
+    "InvalidScope",
+    "InvalidSince",
+    "MatchMode",
+    "RecallError",
+    "RecallItem",
+    "RecallPage",
+    "TermTooLong",
+    "TooManyTerms",
+    "load_cursor_key",
+]

@@ -1,0 +1,86 @@
+"""Validation of what a caller (often a model) passes to a search: the query, the match
+mode, `since` and the page number. Everything here runs before any request, so a bad
+argument is a clear error rather than an engine error or, worse, a silent "no filter".
+"""
+
+from typing import Literal
+
+from recall.errors import (
+    EmptyQuery,
+    InvalidMatchMode,
+    InvalidSince,
+    TermTooLong,
+    TooManyTerms,
+)
+from session_recall.instant import EXPECTED_FORMAT, Instant, InvalidInstant
+
+MatchMode = Literal["any", "all"]
+
+# The reference tool's limit. Each term is one match_phrase clause, so this also keeps a
+# request far below Elasticsearch's bool clause limit.
+MAX_TERMS = 20
+# A keyword or phrase worth recalling fits in a sentence. The bound keeps a pasted
+# document out of the phrase query, where every token becomes a position to check.
+MAX_TERM_LENGTH = 256
+
+
+def parse_terms(query: str) -> tuple[str, ...]:
+    """Split on commas, trim each term and drop the empty ones; at least one must remain."""
+    terms = tuple(term for term in (part.strip() for part in query.split(",")) if term)
+    if not terms:
+        raise EmptyQuery(
+            f"The query {query[:40]!r} has no terms once split on commas and trimmed.",
+            hint="Pass a keyword or phrase, or several separated by commas.",
+        )
+    if len(terms) > MAX_TERMS:
+        raise TooManyTerms(
+            f"The query has {len(terms)} terms; at most {MAX_TERMS} are allowed.",
+            hint="Drop some terms, or split them over several searches.",
+        )
+    return tuple(_checked_length(term) for term in terms)
+
+
+def parse_phrase(query: str) -> str:
+    """One keyword or phrase, taken whole (commas included) and trimmed."""
+    phrase = query.strip()
+    if not phrase:
+        raise EmptyQuery("The query is empty.", hint="Pass a keyword or phrase to search for.")
+    return _checked_length(phrase)
+
+
+def parse_match(match: str) -> MatchMode:
+    mode = match.strip().lower() if isinstance(match, str) else match
+    if mode == "any":
+        return "any"
+    if mode == "all":
+        return "all"
+    raise InvalidMatchMode(
+        f"match={match!r} is not a match mode.",
+        hint="Use 'any' (at least one term) or 'all' (every term).",
+    )
+
+
+def parse_since(since: str | Instant | None) -> Instant | None:
+    if since is None or isinstance(since, Instant):
+        return since
+    try:
+        return Instant.parse(since)
+    except InvalidInstant:
+        raise InvalidSince(
+            f"since={since!r} is not an ISO-8601 instant with a time and a zone.",
+            hint=f"Use the format {EXPECTED_FORMAT}.",
+        ) from None
+
+
+def clamp_page(page: int) -> int:
+    """Pages are zero-indexed; a negative page means the first one, as in the reference."""
+    return max(0, int(page))
+
+
+def _checked_length(term: str) -> str:
+    if len(term) > MAX_TERM_LENGTH:
+        raise TermTooLong(
+            f"A term is {len(term)} characters long; the limit is {MAX_TERM_LENGTH}.",
+            hint="Search for a shorter keyword or phrase from it.",
+        )
+    return term

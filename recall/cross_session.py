@@ -1,0 +1,61 @@
+"""cross_session_search: every session of one user, for background agents."""
+
+from elasticsearch import Elasticsearch
+
+from recall.arguments import MatchMode, clamp_page, parse_match, parse_since, parse_terms
+from recall.page import RecallPage
+from recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from recall.query import Criteria
+from recall.scope import Scope, required
+from session_recall.instant import Instant
+
+
+class CrossSessionSearcher:
+    """Searches all sessions of the user it is built for, and no one else's.
+
+    The user is fixed for the searcher's lifetime: `search` has no argument that could
+    name another one, and every request is pinned to the user and routed to its shard.
+    """
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        *,
+        alias: str,
+        user_id: str,
+        cursor_key: bytes,
+        page_size: int = 10,
+        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+    ) -> None:
+        user_id = required("user_id", user_id)
+        self._scope = Scope(
+            key=("cross_session", alias, user_id),
+            pinned=(("user_id", user_id),),
+            routing=user_id,
+        )
+        self._pager = Pager(
+            client,
+            alias=alias,
+            page_size=page_size,
+            cursor_key=cursor_key,
+            max_result_window=max_result_window,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        match: MatchMode = "any",
+        since: str | Instant | None = None,
+        page: int = 0,
+        cursor: str | None = None,
+    ) -> RecallPage:
+        """Events whose text holds any (or all) of the comma-separated terms, oldest first.
+
+        Each term is a keyword or phrase, matched whole words, ignoring case. `since`
+        keeps events at or after an ISO-8601 instant such as 2026-07-01T00:00:00Z.
+        """
+        criteria = Criteria(parse_terms(query), parse_match(match), parse_since(since))
+        page = clamp_page(page)
+        state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
+        return self._pager.fetch(self._scope, criteria, page=page, state=state)

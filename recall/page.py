@@ -1,0 +1,29 @@
+"""What a search returns: a page of events in chronological order, and a cursor."""
+
+from pydantic import BaseModel, ConfigDict
+
+from session_recall.instant import Instant
+
+
+class RecallItem(BaseModel):
+    """One matching event. `timestamp` renders as Java's `Instant.toString` does."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    timestamp: Instant
+    type: str | None = None
+    text: str
+    event_id: str
+
+
+class RecallPage(BaseModel):
+    """Items oldest first; `next_cursor` is None on the last page.
+
+    An empty `items` is the reference's "No results found.".
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    items: list[RecallItem]
+    next_cursor: str | None = None

@@ -1,0 +1,169 @@
+"""The engine every searcher shares: runs a scoped query a page at a time.
+
+Two ways in, both pushed down to Elasticsearch:
+
+- `page` numbers: `from`/`size` while the page fits in `index.max_result_window`;
+  past it, hop through the sort order a window at a time, asking each hop for one hit
+  (the position at its end) and no source. Page 1,100 of 10 costs two requests, never
+  a fetch of everything, and never the engine's "result window is too large".
+- `cursor`s: `search_after` from the position the previous page ended at, under the
+  chain's frozen `as_of`, so the cost of a page does not grow with its depth.
+
+Each page asks for one hit more than it returns: a next cursor is handed out only
+when there is a next page.
+
+`as_of` is the instant of the latest match when the first page is served, not the wall
+clock: events are stamped by the agents' clocks, and one running a second ahead of this
+host would otherwise hide what the user just said from the last page of a search. It
+costs one cheap aggregation, only when there is a next page.
+"""
+
+from typing import Any
+
+from elasticsearch import Elasticsearch
+
+from recall import transport
+from recall.cursor import CursorCodec, CursorState
+from recall.errors import ConflictingPagination, InvalidScope
+from recall.page import RecallItem, RecallPage
+from recall.query import (
+    Body,
+    Criteria,
+    Position,
+    latest_body,
+    latest_instant,
+    page_body,
+    search_query,
+    skip_body,
+)
+from recall.scope import Scope, digest
+from session_recall.instant import Instant
+
+# A page is read by a model or a person; a thousand events is past any useful page and
+# keeps page_size + 1 well inside the result window.
+MAX_PAGE_SIZE = 1000
+# Elasticsearch's default `index.max_result_window`, which our index template keeps.
+DEFAULT_MAX_RESULT_WINDOW = 10_000
+_SORT_ONLY = "hits.hits.sort"
+
+
+class Pager:
+    def __init__(
+        self,
+        client: Elasticsearch,
+        *,
+        alias: str,
+        page_size: int,
+        cursor_key: bytes,
+        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+    ) -> None:
+        if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise InvalidScope(
+                f"page_size={page_size!r} is out of range.",
+                hint=f"Use a page size from 1 to {MAX_PAGE_SIZE}.",
+            )
+        if max_result_window <= page_size:
+            raise InvalidScope(
+                f"max_result_window={max_result_window} must exceed the page size.",
+                hint="Pass the index's index.max_result_window setting.",
+            )
+        self._client = client
+        self._alias = alias
+        self.page_size = page_size
+        self._window = max_result_window
+        self._codec = CursorCodec(cursor_key)
+
+    def resume(
+        self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
+    ) -> CursorState | None:
+        """The state a cursor carries, checked against this scope and query.
+
+        An empty cursor is no cursor: tool callers often send "" for an unset argument.
+        """
+        if cursor is None or not cursor.strip():
+            return None
+        if page > 0:
+            raise ConflictingPagination(
+                "Both a page number and a cursor were given.",
+                hint="Pass the cursor alone to get the page after the previous one.",
+            )
+        return self._codec.decode(
+            cursor, scope=digest(list(scope_key)), query=self._query_digest(criteria)
+        )
+
+    def fetch(
+        self,
+        scope: Scope,
+        criteria: Criteria,
+        *,
+        page: int = 0,
+        state: CursorState | None = None,
+        window_end: Instant | None = None,
+    ) -> RecallPage:
+        filters, size = scope.filters(), self.page_size
+        if state is None:
+            hits = self._by_number(filters, criteria, scope.routing, page)
+            as_of = None
+        else:
+            as_of = Instant(state.as_of)
+            query = search_query(filters, criteria, as_of=as_of)
+            body = page_body(query, size=size + 1, search_after=state.after)
+            hits = self._hits(body, scope.routing)
+        items = [_item(hit) for hit in hits[:size]]
+        if len(hits) <= size:
+            return RecallPage(items=items)
+        if as_of is None:
+            as_of = self._latest(filters, criteria, scope.routing)
+            if as_of is None:  # everything was erased in between
+                return RecallPage(items=items)
+        next_state = CursorState(
+            scope=digest(list(scope.key)),
+            query=self._query_digest(criteria),
+            as_of=as_of.nanos,
+            after=Position.of(hits[size - 1]),
+            window_end=None if window_end is None else window_end.nanos,
+        )
+        return RecallPage(items=items, next_cursor=self._codec.encode(next_state))
+
+    def _query_digest(self, criteria: Criteria) -> str:
+        return digest([criteria.key(), self.page_size])
+
+    def _by_number(
+        self, filters: list[Body], criteria: Criteria, routing: str | None, page: int
+    ) -> list[Body]:
+        size = self.page_size
+        skip, after = page * size, None
+        while skip + size + 1 > self._window:
+            hop = min(skip, self._window)
+            query = search_query(filters, criteria, after=after)
+            hits = self._hits(skip_body(query, skip=hop), routing, filter_path=_SORT_ONLY)
+            if not hits:  # fewer matches than the page number needs
+                return []
+            after, skip = Position.of(hits[0]), skip - hop
+        query = search_query(filters, criteria, after=after)
+        return self._hits(page_body(query, size=size + 1, offset=skip), routing)
+
+    def _latest(
+        self, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> Instant | None:
+        body = latest_body(search_query(filters, criteria))
+        response = transport.search(self._client, alias=self._alias, body=body, routing=routing)
+        return latest_instant(response)
+
+    def _hits(self, body: Body, routing: str | None, filter_path: str | None = None) -> list[Body]:
+        response = transport.search(
+            self._client, alias=self._alias, body=body, routing=routing, filter_path=filter_path
+        )
+        return transport.hits(response)
+
+
+def _item(hit: Body) -> RecallItem:
+    source = hit.get("_source", {})
+    position = Position.of(hit)
+    return RecallItem(
+        session_id=source.get("session_id", ""),
+        timestamp=Instant(position.timestamp),
+        type=source.get("type"),
+        text=source.get("text", ""),
+        event_id=position.event_id,
+    )

@@ -1,0 +1,158 @@
+"""Pure builders: validated arguments in, Elasticsearch request bodies out.
+
+Only `term`, `terms`, `range` and `match_phrase` ever reach the engine. The user's text
+goes into `match_phrase` as a value, so `user_id:bob`, `*`, `OR` or a quote are words
+to look for, never syntax: no `query_string`, `simple_query_string`, `regexp` or
+`wildcard` here.
+
+Hits are sorted on fields, not on relevance, so Elasticsearch asks Lucene for no scores
+at all: the phrases in `must` or `should` cost what they would in `filter`, and keep the
+shape that makes `any` and `all` readable. `minimum_should_match: 1` matters: next to a
+`filter`, `should` clauses would otherwise be optional.
+"""
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from recall.arguments import MatchMode
+from session_recall.instant import Instant
+
+Body = dict[str, Any]
+
+# event_id breaks ties between events of the same instant, and user_id ties between
+# two users' events with the same event_id (event ids are unique per user only; a
+# contact's conversations span users). The order is total, so search_after never skips
+# or repeats. (Sorting on _id is not possible.)
+SORT = [{"timestamp": "asc"}, {"event_id": "asc"}, {"user_id": "asc"}]
+# The timestamp and event_id come back as sort values; the rest from _source.
+SOURCE = ["session_id", "type", "text"]
+
+
+class Position(NamedTuple):
+    """Where a hit sits in the sort order: its sort values."""
+
+    timestamp: int  # epoch nanoseconds, as Elasticsearch returns date_nanos sort values
+    event_id: str
+    user_id: str
+
+    @classmethod
+    def of(cls, hit: Body) -> "Position":
+        timestamp, event_id, user_id = hit["sort"]
+        return cls(int(timestamp), str(event_id), str(user_id))
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """The validated query: its terms, how they combine, and the earliest instant."""
+
+    terms: tuple[str, ...]
+    match: MatchMode = "any"
+    since: Instant | None = None
+
+    def key(self) -> list[Any]:
+        return [list(self.terms), self.match, None if self.since is None else self.since.nanos]
+
+
+def search_query(
+    filters: list[Body],
+    criteria: Criteria,
+    *,
+    as_of: Instant | None = None,
+    after: Position | None = None,
+) -> Body:
+    """The bool query: scope and time in `filter`, one `match_phrase` per term."""
+    clauses = list(filters)
+    bounds: dict[str, str] = {}
+    if criteria.since is not None:
+        bounds["gte"] = criteria.since.to_elasticsearch()
+    if as_of is not None:
+        bounds["lte"] = as_of.to_elasticsearch()
+    if bounds:
+        clauses.append({"range": {"timestamp": bounds}})
+    if after is not None:
+        clauses.append(after_clause(after))
+    phrases = [{"match_phrase": {"text": {"query": term}}} for term in criteria.terms]
+    if criteria.match == "all":
+        return {"bool": {"filter": clauses, "must": phrases}}
+    return {"bool": {"filter": clauses, "should": phrases, "minimum_should_match": 1}}
+
+
+def after_clause(position: Position) -> Body:
+    """Hits strictly after `position` in SORT order, as a filter.
+
+    The same as `search_after`, but usable together with `from`, which Elasticsearch
+    refuses next to `search_after`: deep page numbers need both.
+    """
+    at = Instant(position.timestamp).to_elasticsearch()
+    same_instant = {"range": {"timestamp": {"gte": at, "lte": at}}}
+    later_event = [same_instant, {"range": {"event_id": {"gt": position.event_id}}}]
+    later_user = [
+        same_instant,
+        {"term": {"event_id": position.event_id}},
+        {"range": {"user_id": {"gt": position.user_id}}},
+    ]
+    return {
+        "bool": {
+            "should": [
+                {"range": {"timestamp": {"gt": at}}},
+                {"bool": {"filter": later_event}},
+                {"bool": {"filter": later_user}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }
+
+
+def page_body(
+    query: Body, *, size: int, offset: int = 0, search_after: Position | None = None
+) -> Body:
+    """One page of hits in chronological order. The total is never counted."""
+    body: Body = {
+        "query": query,
+        "sort": SORT,
+        "track_total_hits": False,
+        "_source": SOURCE,
+        "size": size,
+    }
+    if offset:
+        body["from"] = offset
+    if search_after is not None:
+        body["search_after"] = list(search_after)
+    return body
+
+
+def skip_body(query: Body, *, skip: int) -> Body:
+    """Only the position of the `skip`-th hit: no source, one hit on the wire."""
+    return {
+        "query": query,
+        "sort": SORT,
+        "track_total_hits": False,
+        "_source": False,
+        "from": skip - 1,
+        "size": 1,
+    }
+
+
+def latest_body(query: Body) -> Body:
+    """The latest matching instant, which freezes a cursor chain (`as_of`).
+
+    A `max` aggregation, because it is several times cheaper here than a top hit
+    sorted descending. It reports date_nanos in whole milliseconds; see `latest_instant`.
+    """
+    return {
+        "query": query,
+        "size": 0,
+        "track_total_hits": False,
+        "aggs": {"latest": {"max": {"field": "timestamp"}}},
+    }
+
+
+def latest_instant(response: Body) -> Instant | None:
+    """The end of the millisecond the latest match falls in, or None when none matched.
+
+    Rounding up keeps every event of that millisecond inside the bound.
+    """
+    millis = response.get("aggregations", {}).get("latest", {}).get("value")
+    if millis is None:
+        return None
+    return Instant(int(millis) * 1_000_000 + 999_999)

@@ -1,0 +1,45 @@
+"""What a searcher is bound to: the fields every hit must carry, and the routing."""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from recall.errors import InvalidScope
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The part of every query that no argument of a search can change.
+
+    `key` identifies the scope for cursors: a tuple, JSON-encoded when digested, so
+    ("a/b", "c") and ("a", "b/c") never collide as a joined string would.
+    """
+
+    key: tuple[Any, ...]
+    # Field and value pairs that every hit must have, as `term` filters.
+    pinned: tuple[tuple[str, str], ...]
+    # Further filter clauses every hit must match (scope C: which conversations).
+    clauses: tuple[dict[str, Any], ...] = ()
+    # The user_id: one user's events live on one shard, so the search touches only it.
+    routing: str | None = None
+
+    def filters(self) -> list[dict[str, Any]]:
+        terms = [{"term": {field: value}} for field, value in self.pinned]
+        return [*terms, *self.clauses]
+
+
+def digest(value: Any) -> str:
+    """A stable digest of a JSON-encodable value, for binding a cursor to it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def required(name: str, value: object) -> str:
+    """A scope value: a non-empty string, since an empty one would match nothing or all."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidScope(
+            f"{name} must be a non-empty string, not {value!r}.",
+            hint=f"Build the searcher with the {name} of the caller.",
+        )
+    return value

@@ -1,0 +1,224 @@
+"""Isolation, as a property: whatever the query, no result comes from outside the scope.
+
+One dataset for the module: users, sessions, contacts and inboxes whose ids and texts
+look like query syntax (`user_id:bob`, `*`, quotes, backslashes, `OR`, JSON, CJK).
+"""
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from elasticsearch import Elasticsearch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recall import (
+    ConversationSearcher,
+    CrossConversationSearcher,
+    CrossConversationSettings,
+    CrossSessionSearcher,
+    InvalidQuery,
+    RecallPage,
+)
+from session_recall.instant import Instant
+from tests.support.events import Event, event, write_events
+
+pytestmark = pytest.mark.integration
+
+KEY = b"isolation-test-cursor-key-32byte"
+NOW = Instant.parse("2026-07-01T00:00:00Z")
+USERS = ["alice", "bob", "user_id:bob", "用户", 'bob"', "bob\\", "*"]
+CONTACTS = ["c1", "c1/i1", "*"]
+INBOXES = ["i1", "i2"]
+WORDS = [
+    "user_id:bob",
+    "*",
+    '"',
+    "\\",
+    "OR",
+    "AND NOT",
+    '{"user_id": "alice"}',
+    "中文",
+    "决定",
+    "alice",
+    "bob",
+    "we decided",
+    "let's go with",
+    "session_id:s1",
+    "))",
+]
+# Words that analyze to at least one token, so a text holding one is surely found.
+FINDABLE = [w for w in WORDS if any(c.isalnum() for c in w)]
+
+
+@dataclass(frozen=True)
+class Owner:
+    user_id: str
+    session_id: str
+    contact_id: str
+    inbox_id: str
+    conversation_type: str
+
+
+def build() -> tuple[list[Event], dict[str, Owner], dict[str, str]]:
+    rng = random.Random(20260701)
+    events, owners, texts = [], {}, {}
+    for u, user in enumerate(USERS):
+        for s in range(3):
+            # Session ids repeat across users on purpose: only the user tells them apart.
+            session = f"s{s}" if s < 2 else f"{user}/s{s}"
+            owner = Owner(
+                user,
+                session,
+                rng.choice(CONTACTS),
+                rng.choice(INBOXES),
+                rng.choice(["chat", "email"]),
+            )
+            for n in range(8):
+                event_id = f"{u}-{s}-{n}"
+                text = " ".join(rng.sample(WORDS, rng.randint(1, 4)))
+                owners[event_id], texts[event_id] = owner, text
+                events.append(
+                    event(
+                        event_id,
+                        user_id=user,
+                        session_id=session,
+                        timestamp=Instant(NOW.nanos - rng.randrange(10**15)),
+                        text=text,
+                        contact_id=owner.contact_id,
+                        inbox_id=owner.inbox_id,
+                        conversation_type=owner.conversation_type,
+                    )
+                )
+    return events, owners, texts
+
+
+EVENTS, OWNERS, TEXTS = build()
+
+
+@pytest.fixture(scope="module")
+def dataset(es: Elasticsearch, module_alias: str) -> str:
+    write_events(es, module_alias, EVENTS)
+    return module_alias
+
+
+ids = st.one_of(
+    st.sampled_from([*USERS, "s0", "s1", "c1", "i1"]),
+    st.text(min_size=1, max_size=12).filter(str.strip),
+)
+sessions = st.one_of(st.sampled_from(["s0", "s1", "alice/s2", "bob/s2"]), ids)
+terms = st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=15)), min_size=1, max_size=5)
+
+
+def searcher_for(
+    es: Elasticsearch, alias: str, scope: dict[str, str | None]
+) -> Callable[..., RecallPage]:
+    """The search function of a searcher bound to `scope`, which names its kind."""
+    kind = scope["kind"]
+    if kind == "cross_session":
+        a = CrossSessionSearcher(es, alias=alias, user_id=scope["user"], cursor_key=KEY)
+        return lambda query, match, page: a.search(query, match=match, page=page)
+    if kind == "conversation":
+        b = ConversationSearcher(
+            es, alias=alias, user_id=scope["user"], session_id=scope["session"], cursor_key=KEY
+        )
+        return lambda query, match, page: b.search(query, page=page)
+    c = CrossConversationSearcher(
+        es,
+        alias=alias,
+        contact_id=scope["contact"],
+        inbox_id=scope["inbox"],
+        user_id=scope["pinned_user"],
+        settings=CrossConversationSettings(enabled=True, lookback_days=365),
+        cursor_key=KEY,
+        now=lambda: NOW,
+    )
+    return lambda query, match, page: c.search(
+        query, current_session_id=scope["session"], match=match, page=page
+    )
+
+
+def in_scope(scope: dict[str, str | None], owner: Owner) -> bool:
+    if scope["kind"] == "cross_session":
+        return owner.user_id == scope["user"]
+    if scope["kind"] == "conversation":
+        return (owner.user_id, owner.session_id) == (scope["user"], scope["session"])
+    return (
+        (owner.contact_id, owner.inbox_id) == (scope["contact"], scope["inbox"])
+        and (owner.conversation_type == "chat" or owner.session_id == scope["session"])
+        and scope["pinned_user"] in (None, owner.user_id)
+    )
+
+
+def check_isolation(
+    es: Elasticsearch,
+    alias: str,
+    scope: dict[str, str | None],
+    words: list[str],
+    match: str,
+    page: int,
+):
+    query = ", ".join(words)
+    try:
+        result = searcher_for(es, alias, scope)(query, match, page)
+    except InvalidQuery:
+        return  # e.g. only commas and blanks: refused before any request
+    for item in result.items:
+        owner = OWNERS[item.event_id]
+        assert in_scope(scope, owner), (item, owner)
+        assert (item.session_id, item.text) == (owner.session_id, TEXTS[item.event_id])
+    # Not vacuous: a findable word that an in-scope event holds is found.
+    if page <= 0 and match == "any" and scope["kind"] != "conversation":
+        held = [
+            w
+            for w in words
+            if w in FINDABLE
+            and any(f" {w} " in f" {TEXTS[e]} " for e, o in OWNERS.items() if in_scope(scope, o))
+        ]
+        if held:
+            assert result.items, (query, held)
+
+
+SEARCH = {
+    "words": terms,
+    "match": st.sampled_from(["any", "all"]),
+    "page": st.integers(min_value=-1, max_value=2),
+}
+EXAMPLES = settings(max_examples=30, deadline=None)
+
+
+@EXAMPLES
+@given(user=ids, **SEARCH)
+def test_cross_session_search_never_leaves_its_user(es, dataset, user, words, match, page):
+    check_isolation(es, dataset, {"kind": "cross_session", "user": user}, words, match, page)
+
+
+@EXAMPLES
+@given(user=ids, session=sessions, **SEARCH)
+def test_conversation_search_never_leaves_its_session(
+    es, dataset, user, session, words, match, page
+):
+    scope = {"kind": "conversation", "user": user, "session": session}
+    check_isolation(es, dataset, scope, words, match, page)
+
+
+@EXAMPLES
+@given(
+    contact=st.one_of(st.sampled_from(CONTACTS), ids),
+    inbox=st.one_of(st.sampled_from(INBOXES), ids),
+    session=sessions,
+    pinned_user=st.one_of(st.none(), ids),
+    **SEARCH,
+)
+def test_cross_conversation_search_never_leaves_its_contact_and_inbox(
+    es, dataset, contact, inbox, session, pinned_user, words, match, page
+):
+    scope = {
+        "kind": "cross_conversation",
+        "contact": contact,
+        "inbox": inbox,
+        "session": session,
+        "pinned_user": pinned_user,
+    }
+    check_isolation(es, dataset, scope, words, match, page)

@@ -1,0 +1,136 @@
+"""Pagination at depth: cursors under concurrent writes, page numbers past the window."""
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from recall import CrossSessionSearcher, RecallPage
+from session_recall.instant import Instant
+from session_recall.node import wait_until
+from tests.support.events import Event, event, write_events
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+KEY = b"paging-test-cursor-key-32-bytes!"
+START = Instant.parse("2026-07-01T00:00:00Z").nanos
+MATCH, OTHER = "we decided to ship", "unrelated chatter"
+
+
+def dataset(user_id: str, matches: int) -> list[Event]:
+    """`matches` matching events, in threes that share an instant, ids out of time order,
+    and a non-matching event after every fourth one."""
+    events = []
+    for i in range(matches):
+        at = Instant(START + (i // 3) * 1_000_000)
+        # A permutation of 0..matches-1, so the event_id order is not the writing order.
+        eid = f"{user_id}-{(i * 7919) % matches:06d}"
+        events.append(event(eid, user_id=user_id, session_id=f"s{i % 7}", text=MATCH, timestamp=at))
+        if i % 4 == 0:
+            events.append(
+                event(f"{eid}-x", user_id=user_id, session_id="s0", text=OTHER, timestamp=at)
+            )
+    return events
+
+
+def in_order(events: list[Event]) -> list[str]:
+    """Event ids of the matching events as recall must return them."""
+    matching = [e for e in events if e["text"] == MATCH]
+    matching.sort(key=lambda e: (Instant.parse(e["timestamp"]).nanos, e["event_id"]))
+    return [e["event_id"] for e in matching]
+
+
+DEEP = dataset("deep", 12_000)
+WALKER = dataset("walker", 5_000)
+
+
+@pytest.fixture(scope="module")
+def alias(es: Elasticsearch, module_alias: str) -> str:
+    write_events(es, module_alias, DEEP + WALKER)
+    return module_alias
+
+
+def ids(page: RecallPage) -> list[str]:
+    return [item.event_id for item in page.items]
+
+
+@pytest.mark.parametrize("number", [0, 998, 999, 1_000, 1_100, 1_199])
+def test_any_page_number_returns_exactly_its_events(es, alias, number):
+    expected = in_order(DEEP)
+    searcher = CrossSessionSearcher(es, alias=alias, user_id="deep", cursor_key=KEY)
+    page = searcher.search(MATCH, page=number)
+    assert ids(page) == expected[number * 10 : number * 10 + 10]
+    if number < 1_199:
+        following = searcher.search(MATCH, cursor=page.next_cursor)
+        assert ids(following) == expected[number * 10 + 10 : number * 10 + 20]
+    else:
+        assert page.next_cursor is None
+
+
+def test_a_page_number_past_the_end_is_empty_not_an_error(es, alias):
+    searcher = CrossSessionSearcher(es, alias=alias, user_id="deep", cursor_key=KEY)
+    assert searcher.search(MATCH, page=1_200) == RecallPage(items=[])
+    assert searcher.search(MATCH, page=10**9) == RecallPage(items=[])
+
+
+class Writer(threading.Thread):
+    """Indexes matching events for one user, a small batch at a time, until stopped."""
+
+    def __init__(self, es: Elasticsearch, alias: str, user_id: str) -> None:
+        super().__init__(daemon=True)
+        self.es, self.alias, self.user_id = es, alias, user_id
+        self.written = 0
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                batch = [
+                    event(
+                        f"new-{self.written + n:06d}",
+                        user_id=self.user_id,
+                        session_id="live",
+                        text=MATCH,
+                        timestamp=Instant.now(),
+                    )
+                    for n in range(20)
+                ]
+                self.written += write_events(self.es, self.alias, batch)
+        except BaseException as err:  # surfaced by the test
+            self.error = err
+
+
+@pytest.fixture
+def writer(es: Elasticsearch, alias: str) -> Iterator[Writer]:
+    thread = Writer(es, alias, "walker")
+    yield thread
+    thread.stop.set()
+    if thread.is_alive():
+        thread.join(timeout=60)
+
+
+def test_paging_by_cursor_returns_every_match_once_while_events_arrive(es, alias, writer):
+    searcher = CrossSessionSearcher(es, alias=alias, user_id="walker", cursor_key=KEY, page_size=50)
+    page = searcher.search(MATCH)
+    served = ids(page)
+    writer.start()
+
+    def new_events_visible() -> bool:
+        found = es.count(index=alias, routing="walker", query={"term": {"session_id": "live"}})
+        return found["count"] > 0
+
+    assert wait_until(new_events_visible, timeout=60), writer.error
+    while page.next_cursor is not None:
+        page = searcher.search(MATCH, cursor=page.next_cursor)
+        served += ids(page)
+    writer.stop.set()
+    writer.join(timeout=60)
+    assert writer.error is None and writer.written > 0
+
+    assert len(served) == len(set(served)) == 5_000
+    assert served == in_order(WALKER)
+    # A fresh search, with no cursor, does see the new events.
+    fresh = CrossSessionSearcher(es, alias=alias, user_id="walker", cursor_key=KEY, page_size=50)
+    assert fresh.search(MATCH, page=100).items[0].session_id == "live"

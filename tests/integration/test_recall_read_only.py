@@ -1,0 +1,79 @@
+"""Recall only ever searches: every client call of every searcher is recorded at a seam."""
+
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from recall import (
+    ConversationSearcher,
+    CrossConversationSearcher,
+    CrossConversationSettings,
+    CrossSessionSearcher,
+)
+from session_recall.instant import Instant
+from tests.support.events import event, write_events
+
+pytestmark = pytest.mark.integration
+
+KEY = b"read-only-test-cursor-key-32byte"
+
+
+class Recording:
+    """Wraps a client; records the dotted name of every method called through it."""
+
+    def __init__(self, target: Any, calls: list[str], path: str = "") -> None:
+        self._target, self._calls, self._path = target, calls, path
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._target, name)
+        path = f"{self._path}{name}"
+        if not callable(attr):
+            return Recording(attr, self._calls, f"{path}.")
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._calls.append(path)
+            result = attr(*args, **kwargs)
+            return Recording(result, self._calls) if isinstance(result, Elasticsearch) else result
+
+        return call
+
+
+def test_every_searcher_and_pagination_path_only_calls_search(es: Elasticsearch, alias: str):
+    events = [
+        event(
+            f"e{i:03d}",
+            user_id="u",
+            session_id=f"s{i % 4}",
+            timestamp=f"2026-07-01T00:00:{i:02d}Z",
+            text="we decided",
+            contact_id="c",
+            inbox_id="i",
+            conversation_type="chat",
+        )
+        for i in range(60)
+    ]
+    write_events(es, alias, events)
+    calls: list[str] = []
+    client: Any = Recording(es, calls)
+    now = Instant.parse("2026-07-02T00:00:00Z")
+
+    a = CrossSessionSearcher(client, alias=alias, user_id="u", cursor_key=KEY, max_result_window=20)
+    first = a.search("we decided")
+    a.search("we decided", cursor=first.next_cursor)
+    assert a.search("we decided", page=5).items  # past the window: hops
+    b = ConversationSearcher(client, alias=alias, user_id="u", session_id="s1", cursor_key=KEY)
+    b.search("decided", cursor=b.search("decided").next_cursor)
+    c = CrossConversationSearcher(
+        client,
+        alias=alias,
+        contact_id="c",
+        inbox_id="i",
+        settings=CrossConversationSettings(enabled=True),
+        cursor_key=KEY,
+        now=lambda: now,
+    )
+    first = c.search("we decided", current_session_id="s0")
+    assert c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
+
+    assert calls and set(calls) == {"search"}, calls

@@ -1,0 +1,66 @@
+"""After a rollover the alias spans two indices: order, pages and scope C still hold."""
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from recall import CrossConversationSearcher, CrossConversationSettings, CrossSessionSearcher
+from session_recall.instant import Instant
+from tests.support.events import event, write_events
+
+pytestmark = pytest.mark.integration
+
+KEY = b"rollover-test-cursor-key-32bytes"
+NOW = Instant.parse("2026-07-01T00:00:00Z")
+
+
+def batch(first: int, count: int) -> list[dict]:
+    # Interleaved in time across the two indices: even minutes first, odd minutes later.
+    return [
+        event(
+            f"e{n:03d}",
+            user_id="u",
+            session_id=f"s{n % 5}",
+            timestamp=Instant(NOW.nanos - (n + 1) * 60 * 10**9),
+            text="we decided",
+            contact_id="c",
+            inbox_id="i",
+            conversation_type="chat",
+        )
+        for n in range(first, first + 2 * count, 2)
+    ]
+
+
+def test_search_spans_the_indices_behind_the_alias(es: Elasticsearch, alias: str):
+    write_events(es, alias, batch(0, 30))
+    es.indices.rollover(alias=alias)
+    write_events(es, alias, batch(1, 30))
+    assert len(es.indices.get_alias(name=alias).body) == 2
+    expected = sorted((f"e{n:03d}" for n in range(60)), reverse=True)  # oldest = highest n
+
+    searcher = CrossSessionSearcher(
+        es, alias=alias, user_id="u", cursor_key=KEY, page_size=7, max_result_window=20
+    )
+    page, served = searcher.search("we decided"), []
+    while True:
+        served += [item.event_id for item in page.items]
+        if page.next_cursor is None:
+            break
+        page = searcher.search("we decided", cursor=page.next_cursor)
+    assert served == expected
+    for number in (0, 2, 5, 8):  # pages 3 and beyond hop past the tiny window
+        items = searcher.search("we decided", page=number).items
+        assert [item.event_id for item in items] == expected[number * 7 : number * 7 + 7]
+
+    c = CrossConversationSearcher(
+        es,
+        alias=alias,
+        contact_id="c",
+        inbox_id="i",
+        settings=CrossConversationSettings(enabled=True, max_conversations=2),
+        cursor_key=KEY,
+        page_size=100,
+        now=lambda: NOW,
+    )
+    # The two most recently active conversations: s0 (e000) and s1 (e001).
+    found = c.search("we decided", current_session_id="none").items
+    assert {item.session_id for item in found} == {"s0", "s1"}
