@@ -92,14 +92,22 @@ class CrossConversationSearcher:
         self,
         query: str,
         *,
-        current_session_id: str,
+        current_session_id: str | None,
         match: MatchMode = "any",
         page: int = 0,
         cursor: str | None = None,
     ) -> RecallPage:
-        """Messages of this contact's recent conversations that hold any (or all) terms."""
+        """Messages of this contact's recent conversations that hold any (or all) terms.
+
+        `current_session_id` is the conversation the agent is in, always searched; None
+        when there is none yet (then, disabled, nothing is searched).
+        """
         criteria = Criteria(parse_terms(query), parse_match(match))
-        current = required("current_session_id", current_session_id)
+        current = (
+            None
+            if current_session_id is None
+            else required("current_session_id", current_session_id)
+        )
         page = clamp_page(page)
         key = (
             "cross_conversation",

@@ -58,25 +58,32 @@ def recent_conversations_body(
     }
 
 
-def conversations_clause(current_session_id: str, recent: list[str]) -> Body:
+def conversations_clause(current_session_id: str | None, recent: list[str]) -> Body:
     """The current conversation, whatever its type, or one of the recent chat ones.
 
     The chat condition is repeated here, not left to the aggregation: a session id is
     not unique across users, and another user's non-chat conversation of the same
-    contact, inbox and id must stay out.
+    contact, inbox and id must stay out. With neither, the clause matches nothing.
     """
-    current = {"term": {"session_id": current_session_id}}
-    if not recent:
-        return current
-    chat = {
-        "bool": {
-            "filter": [
-                {"terms": {"session_id": sorted(recent)}},
-                {"term": {"conversation_type": "chat"}},
-            ]
-        }
-    }
-    return {"bool": {"should": [current, chat], "minimum_should_match": 1}}
+    either: list[Body] = []
+    if current_session_id is not None:
+        either.append({"term": {"session_id": current_session_id}})
+    if recent:
+        either.append(
+            {
+                "bool": {
+                    "filter": [
+                        {"terms": {"session_id": sorted(recent)}},
+                        {"term": {"conversation_type": "chat"}},
+                    ]
+                }
+            }
+        )
+    if not either:
+        return {"bool": {"must_not": [{"match_all": {}}]}}
+    if len(either) == 1:
+        return either[0]
+    return {"bool": {"should": either, "minimum_should_match": 1}}
 
 
 def recent_conversations(

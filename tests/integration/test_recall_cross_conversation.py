@@ -53,7 +53,7 @@ class Contact:
         write_events(self.es, self.alias, events)
         return events
 
-    def found(self, current: str = "current", **settings: object) -> dict[str, list[str]]:
+    def found(self, current: str | None = "current", **settings: object) -> dict[str, list[str]]:
         """Every matching event id, by session, over all pages."""
         searcher = CrossConversationSearcher(
             self.es,
@@ -162,6 +162,13 @@ def test_disabled_searches_only_the_current_conversation(contact):
     contact.conversation("current", DAY, inbox="inbox-2", user="someone-else")
     assert contact.found(enabled=False) == {"current": ["current-0"]}
     assert set(contact.found(enabled=True)) == {"current", "recent"}
+
+
+def test_without_a_current_conversation_only_recent_ones_are_searched(contact):
+    contact.conversation("current", 200 * DAY)
+    contact.conversation("recent", DAY)
+    assert contact.found(current=None, enabled=True) == {"recent": ["recent-0"]}
+    assert contact.found(current=None, enabled=False) == {}
 
 
 def test_old_messages_of_an_in_scope_conversation_are_in(contact):
