@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from functools import total_ordering
 from typing import Any
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
 EXPECTED_FORMAT = "2026-07-01T00:00:00Z"
@@ -25,6 +25,15 @@ _NANOS_PER_SECOND = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # date_nanos stores an unsigned long of nanoseconds: 1970 up to April 2262.
 _MAX_NANOS = 2**63 - 1
+
+
+def _offset_seconds(offset: str) -> int:
+    """`+HHMM` or `-HHMM` in seconds east of UTC, within the bounds `%z` accepts."""
+    hours, minutes = int(offset[1:3]), int(offset[3:5])
+    if hours > 23 or minutes > 59:
+        raise ValueError(f"offset {offset} is out of range")
+    seconds = hours * 3600 + minutes * 60
+    return -seconds if offset[0] == "-" else seconds
 
 
 class InvalidInstant(ValueError):
@@ -50,14 +59,15 @@ class Instant:
                 f"expected a value like {EXPECTED_FORMAT}."
             )
         offset = match["offset"].upper().replace(":", "")
-        offset = "+0000" if offset == "Z" else offset
         try:
-            whole = datetime.strptime(
-                f"{match['date']}T{match['time']}{offset}", "%Y-%m-%dT%H:%M:%S%z"
-            )
+            # Fields taken apart by hand: `strptime` costs a fifth of a bulk ingest's CPU.
+            year, month, day = map(int, match["date"].split("-"))
+            hour, minute, second = map(int, match["time"].split(":"))
+            whole = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+            shift = 0 if offset == "Z" else _offset_seconds(offset)
         except ValueError as err:
             raise InvalidInstant(f"{text!r} is not a valid date and time: {err}.") from None
-        seconds = (whole - _EPOCH) // timedelta(seconds=1)
+        seconds = (whole - _EPOCH) // timedelta(seconds=1) - shift
         fraction = int((match["fraction"] or "").ljust(9, "0"))
         return cls(seconds * _NANOS_PER_SECOND + fraction)
 
@@ -125,7 +135,13 @@ class Instant:
         return core_schema.no_info_plain_validator_function(
             coerce,
             serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda v: v.isoformat(), when_used="always"
+                lambda v: v.isoformat(), when_used="always", return_schema=core_schema.str_schema()
             ),
             json_schema_input_schema=core_schema.str_schema(),
         )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, _schema: core_schema.CoreSchema, _handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {"type": "string", "format": "date-time", "examples": [EXPECTED_FORMAT]}

@@ -7,7 +7,10 @@ from pydantic import ValidationError
 
 from session_recall import __version__
 from session_recall.cli.context import AppContext
+from session_recall.cli.delete import delete
+from session_recall.cli.ingest import ingest_command
 from session_recall.cli.node import node
+from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
 from session_recall.config import Settings
 from session_recall.errors import SessionRecallError
@@ -72,5 +75,8 @@ def main(
 
 main.add_command(node)
 main.add_command(setup)
+main.add_command(ingest_command, name="ingest")
+main.add_command(serve)
+main.add_command(delete)
 
 __all__ = ["main"]

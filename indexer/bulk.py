@@ -1,0 +1,126 @@
+"""One batch of bulk actions, sent with the official helper and retried item by item.
+
+`helpers.streaming_bulk` is called with `raise_on_error=False` and
+`raise_on_exception=False`: with the defaults it raises on the first failed item and
+never retries item-level 429s (elasticsearch-py issue 864). Here every item ends in a
+final status, 429 and 5xx items are sent again with backoff, and a connection
+failure retries the whole batch.
+"""
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from elasticsearch import Elasticsearch, TransportError, helpers
+
+from indexer.errors import IndexerError, WriteUnavailable
+from indexer.retry import THROTTLED, RetryPolicy, is_retryable
+
+Action = tuple[dict[str, Any], bytes | None]
+# An error reason can quote a whole document; a dead-letter line needs the gist only.
+_MAX_REASON_CHARS = 500
+# Only what the results need: a bulk response of 1,000 items shrinks by half, which
+# both sides pay for in CPU (JSON written by Elasticsearch, read here).
+_FILTER_PATH = "items.*._index,items.*.status,items.*.error,items.*.result"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResponse:
+    """The final answer for one action."""
+
+    status: int
+    index: str | None = None
+    result: str | None = None
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class BulkStats:
+    """Counters a summary reports: how often items went back, and how many were 429s."""
+
+    retries: int = 0
+    throttled: int = 0
+
+
+def send(
+    client: Elasticsearch,
+    actions: Sequence[Action],
+    *,
+    policy: RetryPolicy,
+    stats: BulkStats,
+    sleep: Callable[[float], None] = time.sleep,
+    **bulk_params: Any,
+) -> list[ItemResponse]:
+    """Send `actions` until each has a final status; raise `WriteUnavailable` when the
+    retry bound is reached first. The caller's list is never modified."""
+    responses: list[ItemResponse | None] = [None] * len(actions)
+    pending = list(range(len(actions)))
+    delays = policy.delays()
+    cause = "throttled"
+    while pending:
+        retry: list[int] = []
+        try:
+            batch: list[Any] = [actions[i] for i in pending]
+            results = helpers.streaming_bulk(
+                client,
+                batch,
+                chunk_size=len(pending),
+                max_chunk_bytes=sys.maxsize,  # the caller already bounded the batch
+                expand_action_callback=_as_is,
+                raise_on_error=False,
+                raise_on_exception=False,
+                filter_path=_FILTER_PATH,
+                **bulk_params,
+            )
+            for position, (_ok, info) in zip(pending, results, strict=True):
+                item = next(iter(info.values()))
+                status = int(item.get("status", 500))
+                if is_retryable(status):
+                    stats.throttled += status == THROTTLED
+                    cause = f"status {status}"
+                    retry.append(position)
+                elif "exception" in item:
+                    raise _refused(status, item)
+                else:
+                    responses[position] = _response(status, item)
+        except TransportError as err:
+            cause = type(err).__name__
+            retry = [i for i in pending if responses[i] is None]
+        if retry:
+            delay = next(delays, None)
+            if delay is None:
+                raise WriteUnavailable(
+                    f"Elasticsearch did not take {len(retry)} event(s) after "
+                    f"{policy.max_attempts} attempts (last: {cause}).",
+                    hint="Check the cluster's health; events already acknowledged are stored.",
+                )
+            stats.retries += len(retry)
+            sleep(delay)
+        pending = retry
+    return [r for r in responses if r is not None]
+
+
+def _as_is(action: Any) -> Any:
+    """Actions arrive as (header, pre-serialized body): sizes were measured on them."""
+    return action
+
+
+def _response(status: int, item: dict[str, Any]) -> ItemResponse:
+    error = item.get("error")
+    if isinstance(error, dict):
+        error = f"{error.get('type')}: {error.get('reason')}"
+    return ItemResponse(
+        status=status,
+        index=item.get("_index"),
+        result=item.get("result"),
+        error=None if error is None else str(error)[:_MAX_REASON_CHARS],
+    )
+
+
+def _refused(status: int, item: dict[str, Any]) -> IndexerError:
+    """The whole request was refused for a reason retrying cannot fix (auth, say)."""
+    hint = "Check the credentials and their privileges." if status in (401, 403) else None
+    reason = str(item.get("error", ""))[:_MAX_REASON_CHARS]
+    return IndexerError(f"Elasticsearch refused the bulk request ({status}): {reason}", hint=hint)

@@ -1,0 +1,60 @@
+"""A byte offset into the input, saved atomically once everything before it is
+acknowledged, so a run killed at any instant (SIGKILL included) resumes without loss.
+
+Resuming may resend the events between the checkpoint and the crash: creates are
+idempotent, so they come back as "already present", never as duplicates.
+"""
+
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from indexer.errors import IndexerError
+
+
+class Position(BaseModel):
+    """Where the next line starts; `inode` tells a rotated or replaced file apart."""
+
+    offset: int = Field(default=0, ge=0)
+    inode: int | None = None
+
+
+def load(path: Path) -> Position | None:
+    try:
+        return Position.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValidationError) as err:
+        raise IndexerError(
+            f"The checkpoint {path} cannot be read: {err}",
+            hint="Delete it to start from the beginning (replays are idempotent).",
+        ) from None
+
+
+def save(path: Path, position: Position) -> None:
+    """Write to a temporary file, fsync it, rename it over `path`, fsync the folder:
+    after a crash the file holds either the old or the new position, never a mix."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    data = json.dumps(position.model_dump()).encode()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def resume_offset(saved: Position | None, *, inode: int, size: int) -> int:
+    """Where to start reading a file: the saved offset if it is still the same file
+    and not truncated below it, else the beginning (safe: replays are idempotent)."""
+    if saved is None or saved.inode not in (None, inode) or saved.offset > size:
+        return 0
+    return saved.offset

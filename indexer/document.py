@@ -1,0 +1,63 @@
+"""How an event becomes an Elasticsearch document: its `_id`, its routing, its body.
+
+`_id` is a digest of `[user_id, event_id]`: producers only promise event ids unique per
+user, and two users' events may share a shard, so the user is part of the key. The
+digest also keeps `_id` within Elasticsearch's 512-byte limit whatever the ids are.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from indexer.digest import digest
+from indexer.event import Event
+
+
+def document_id(*, user_id: str, event_id: str) -> str:
+    return digest(user_id, event_id)
+
+
+def document_body(event: Event) -> dict[str, Any]:
+    """The stored fields. `timestamp` is fixed-width so `date_nanos` keeps every digit."""
+    body: dict[str, Any] = {
+        "event_id": event.event_id,
+        "user_id": event.user_id,
+        "session_id": event.session_id,
+        "timestamp": event.timestamp.to_elasticsearch(),
+        "type": event.type,
+        "text": event.text,
+        "conversation_type": event.conversation_type,
+    }
+    for name in ("contact_id", "inbox_id", "metadata"):
+        value = getattr(event, name)
+        if value is not None:
+            body[name] = value
+    return body
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A create action, serialized once: `size` bounds the chunk it joins."""
+
+    header: dict[str, Any]
+    body: bytes
+    size: int
+
+    @property
+    def id(self) -> str:
+        return str(self.header["create"]["_id"])
+
+    @property
+    def routing(self) -> str:
+        return str(self.header["create"]["routing"])
+
+
+def to_document(event: Event, *, index: str) -> Document:
+    """Raises `TypeError` for metadata orjson cannot encode."""
+    doc_id = document_id(user_id=event.user_id, event_id=event.event_id)
+    header = {"create": {"_index": index, "_id": doc_id, "routing": event.user_id}}
+    body = orjson.dumps(document_body(event))
+    # Header line and body line, each followed by a newline in the bulk request.
+    size = len(orjson.dumps(header)) + len(body) + 2
+    return Document(header=header, body=body, size=size)

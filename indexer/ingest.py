@@ -1,0 +1,114 @@
+"""`ingest`: NDJSON lines in, events stored, refusals dead-lettered, progress saved.
+
+The checkpoint only moves past a line once its event is resolved: acknowledged by
+Elasticsearch, or written (and fsynced) to the dead-letter file.
+"""
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from elasticsearch import Elasticsearch
+
+from indexer import checkpoint
+from indexer.checkpoint import Position
+from indexer.chunking import Flush
+from indexer.deadletter import DeadLetter
+from indexer.lines import Line
+from indexer.parsing import EventLimits, Parsed, Rejected, parse_line
+from indexer.progress import Progress
+from indexer.results import SCOPE_ERASED, IngestSummary
+from indexer.writer import Submission, Writer, WriterOptions
+
+# Saving is an fsync or two; every half second keeps a crash's replay short without
+# making the disk the bottleneck.
+CHECKPOINT_EVERY_S = 0.5
+
+
+def ingest(
+    client: Elasticsearch,
+    alias: str,
+    lines: Iterable[Line | Flush],
+    *,
+    dead_letter: Path,
+    checkpoint_path: Path | None = None,
+    start: Position | None = None,
+    options: WriterOptions | None = None,
+    limits: EventLimits | None = None,
+    on_progress: Callable[[IngestSummary, int], None] | None = None,
+) -> IngestSummary:
+    """Store every event of `lines` and return the counts.
+
+    `start` is where `lines` begins (the checkpoint it resumed from). Raises
+    `WriteUnavailable` when Elasticsearch stays unavailable; the checkpoint then
+    holds the last position safe to resume from.
+    """
+    summary = IngestSummary(dead_letter=dead_letter)
+    start = start or Position()
+    # Positions as plain tuples: a pydantic model per line would cost more than the line.
+    progress: Progress[tuple[int, int | None]] = Progress((start.offset, start.inode))
+    writer = Writer(client, alias, options=options)
+    saved = progress.committed
+    last_save = time.monotonic()
+    originals: dict[int, tuple[object, int]] = {}  # ticket -> (input as read, line number)
+
+    def save(force: bool = False) -> None:
+        nonlocal saved, last_save
+        due = force or time.monotonic() - last_save >= CHECKPOINT_EVERY_S
+        if checkpoint_path is None or not due or progress.committed == saved:
+            return
+        sink.sync()  # dead letters first: the checkpoint must not pass unsaved refusals
+        offset, inode = progress.committed
+        checkpoint.save(checkpoint_path, Position(offset=offset, inode=inode))
+        saved, last_save = progress.committed, time.monotonic()
+
+    idle = False  # the input has nothing more for now: save as soon as all is resolved
+
+    def submissions() -> Iterator[Submission | Flush]:
+        nonlocal idle
+        for line in lines:
+            if isinstance(line, Flush):
+                idle = True
+                save(force=progress.unresolved == 0)
+                yield line
+                continue
+            idle = False
+            parsed = _parse(line, limits)
+            ticket = progress.open((line.end, line.inode))
+            if parsed is None:
+                progress.resolve(ticket)
+                continue
+            summary.read += 1
+            if isinstance(parsed, Rejected):
+                sink.write(parsed.original, f"line {line.number}: {parsed.reason}")
+                summary.rejected += 1
+                progress.resolve(ticket)
+                save()
+            else:
+                originals[ticket] = (parsed.original, line.number)
+                yield Submission(parsed.event, token=ticket)
+
+    with DeadLetter(dead_letter) as sink:
+        try:
+            for written in writer.write(submissions()):
+                ticket = written.submission.token
+                original, number = originals.pop(ticket)
+                summary.count(written.result)
+                if not written.result.stored and written.result.reason != SCOPE_ERASED:
+                    # An erased scope's events are refused without a copy anywhere.
+                    sink.write(original, f"line {number}: {written.result.reason}")
+                progress.resolve(ticket)
+                if on_progress is not None:
+                    on_progress(summary, progress.committed[0])
+                save(force=idle and progress.unresolved == 0)
+        finally:
+            summary.dead_lettered = sink.count
+            summary.retries, summary.throttled = writer.stats.retries, writer.stats.throttled
+            save(force=True)
+    return summary
+
+
+def _parse(line: Line, limits: EventLimits | None) -> Parsed | Rejected | None:
+    if line.too_long:
+        return Rejected("", "the line is too long to be an event; it was skipped")
+    return parse_line(line.data, limits)

@@ -1,0 +1,163 @@
+"""NDJSON input as lines with byte positions: from a stream, or tailing a file.
+
+Each line carries the position where the next one starts, which is what a checkpoint
+stores. Tailing survives rotation (the path now names another inode: the old file is
+drained first) and truncation (the file shrank below the read position).
+"""
+
+import os
+import select
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from indexer.chunking import FLUSH, Flush
+
+BLOCK_BYTES = 1024 * 1024
+# Text is capped at 1 MB by default; a line ten times that is not an event, and
+# buffering it whole would let one bad file exhaust memory.
+DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    data: bytes
+    number: int
+    end: int  # offset just past this line's newline
+    inode: int | None = None
+    too_long: bool = False
+
+
+class _Splitter:
+    def __init__(self, *, start: int, inode: int | None, max_line_bytes: int) -> None:
+        self._position = start
+        self._inode = inode
+        self._max = max_line_bytes
+        self._buffer = bytearray()
+        self._pending = 0  # bytes of the current, unfinished line (buffered or skipped)
+        self._skipping = False
+        self._number = 0
+
+    def feed(self, block: bytes) -> Iterator[Line]:
+        start = 0
+        while (newline := block.find(b"\n", start)) >= 0:
+            piece = block[start:newline]
+            if self._buffer:
+                self._buffer += piece
+                piece = bytes(self._buffer)
+                self._buffer.clear()
+            yield self._emit(piece, self._pending + newline - start + 1)
+            start = newline + 1
+        rest = block[start:]
+        self._pending += len(rest)
+        if not self._skipping:
+            self._buffer += rest
+            if len(self._buffer) > self._max:
+                self._skipping = True
+                self._buffer.clear()
+
+    def finish(self) -> Iterator[Line]:
+        """The last line when it has no newline (only at the end of a finished file)."""
+        if self._pending:
+            piece = bytes(self._buffer)
+            self._buffer.clear()
+            yield self._emit(piece, self._pending)
+
+    def _emit(self, piece: bytes, length: int) -> Line:
+        too_long = self._skipping or len(piece) > self._max
+        self._position += length
+        self._number += 1
+        self._pending = 0
+        self._skipping = False
+        data = b"" if too_long else piece
+        return Line(data, self._number, self._position, self._inode, too_long)
+
+
+def read_stream(
+    stream: BinaryIO,
+    *,
+    start: int = 0,
+    inode: int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[Line | Flush]:
+    """Every line of `stream` from its current position (which is `start`).
+
+    On a pipe that has nothing more to give for now, a `FLUSH` follows the lines read,
+    so a slow producer's events are not held back waiting for a full chunk.
+    """
+    splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes)
+    read = getattr(stream, "read1", stream.read)
+    while block := read(BLOCK_BYTES):
+        yield from splitter.feed(block)
+        if not _readable_now(stream):
+            yield FLUSH
+    yield from splitter.finish()
+
+
+def follow_file(
+    path: Path,
+    *,
+    start: int,
+    stop: threading.Event,
+    poll_interval: float = 0.2,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[Line | Flush]:
+    """Tail `path` from `start` until `stop` is set, across rotations and truncations.
+
+    A `FLUSH` marks each time the end of the file is reached. The unfinished last line
+    is left for later (its producer may be writing it); a rotated file's last line
+    is taken as it is.
+    """
+    file = path.open("rb")
+    try:
+        inode = os.fstat(file.fileno()).st_ino
+        file.seek(start)
+        splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes)
+        at_rest = True
+        while not stop.is_set():
+            if block := file.read1(BLOCK_BYTES):
+                yield from splitter.feed(block)
+                at_rest = False
+                continue
+            if not at_rest:
+                yield FLUSH
+                at_rest = True
+            change = _change(path, inode, file.tell())
+            if change == "rotated":
+                while block := file.read1(BLOCK_BYTES):
+                    yield from splitter.feed(block)
+                yield from splitter.finish()
+                yield FLUSH
+                file.close()
+                file = path.open("rb")
+                inode = os.fstat(file.fileno()).st_ino
+                splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
+            elif change == "truncated":
+                file.seek(0)
+                splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
+            else:
+                stop.wait(poll_interval)
+    finally:
+        file.close()
+
+
+def _change(path: Path, inode: int, position: int) -> str | None:
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return None  # renamed away, the new file is not there yet: keep the old one
+    if current.st_ino != inode:
+        return "rotated"
+    if current.st_size < position:
+        return "truncated"
+    return None
+
+
+def _readable_now(stream: BinaryIO) -> bool:
+    try:
+        ready, _, _ = select.select([stream], [], [], 0)
+    except (OSError, ValueError, TypeError):
+        return True  # not a selectable stream (an in-memory buffer, say)
+    return bool(ready)

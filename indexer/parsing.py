@@ -1,0 +1,83 @@
+"""From raw input (an NDJSON line, a decoded JSON value) to an `Event` or a reason.
+
+Every refusal is a short sentence naming the field, because it ends up in a
+dead-letter file or an HTTP answer that a person (or a model) has to act on.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, Field, ValidationError
+
+from indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
+
+_FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
+_BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
+_EXPECTED = ", ".join(_FIELDS) + " (or their camelCase forms)"
+
+
+class EventLimits(BaseModel):
+    """Bounds an event must respect before it is sent."""
+
+    max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    event: Event
+    original: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """Input that will not be stored. `original` is what the dead-letter file keeps."""
+
+    original: Any
+    reason: str
+
+
+def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Rejected:
+    if not isinstance(value, dict):
+        return Rejected(value, f"an event must be a JSON object, not {_json_type(value)}")
+    limits = limits or EventLimits()
+    try:
+        event = Event.model_validate(value, context={CONTEXT_MAX_TEXT_BYTES: limits.max_text_bytes})
+    except ValidationError as err:
+        return Rejected(value, explain(err))
+    return Parsed(event, value)
+
+
+def parse_line(data: bytes, limits: EventLimits | None = None) -> Parsed | Rejected | None:
+    """One NDJSON line; None for a blank line, which is not an event."""
+    if not data.strip():
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        text = data.decode("utf-8", "replace")
+        return Rejected(text, f"not valid JSON: {err}")
+    return parse_object(value, limits)
+
+
+def explain(err: ValidationError) -> str:
+    """All of a validation error's problems as one line, with field names as sent."""
+    problems = []
+    for error in err.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "event"
+        kind = error["type"]
+        if kind == "extra_forbidden" and where in _FIELDS:
+            problems.append(f"{where} is given twice (as {where} and {_FIELDS[where]})")
+        elif kind == "extra_forbidden":
+            problems.append(f"unknown field {where!r}; the fields are {_EXPECTED}")
+        elif kind == "missing":
+            problems.append(f"{_BY_ALIAS.get(where, where)} is required")
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ").rstrip(".")
+            problems.append(f"{_BY_ALIAS.get(where, where)}: {message}")
+    return "; ".join(problems)
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")

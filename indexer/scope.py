@@ -1,0 +1,88 @@
+"""A scope of events that can be erased: a user, one session of a user, or a contact
+in one inbox. Its id names it in the tombstone index."""
+
+import functools
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from indexer.digest import digest
+from indexer.event import Event, Identifier
+
+Kind = Literal["user", "session", "contact"]
+
+
+class Scope(BaseModel):
+    """Build with `Scope.user(...)`, `Scope.session(...)` or `Scope.contact(...)`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    user_id: Identifier | None = None
+    session_id: Identifier | None = None
+    contact_id: Identifier | None = None
+    inbox_id: Identifier | None = None
+
+    @classmethod
+    def user(cls, user_id: str) -> "Scope":
+        return cls(kind="user", user_id=user_id)
+
+    @classmethod
+    def session(cls, user_id: str, session_id: str) -> "Scope":
+        return cls(kind="session", user_id=user_id, session_id=session_id)
+
+    @classmethod
+    def contact(cls, contact_id: str, inbox_id: str) -> "Scope":
+        return cls(kind="contact", contact_id=contact_id, inbox_id=inbox_id)
+
+    @property
+    def id(self) -> str:
+        return scope_id(self.kind, *self._key())
+
+    @property
+    def routing(self) -> str | None:
+        """A user's events live on one shard; a contact's may be on any."""
+        return self.user_id
+
+    def query(self) -> dict[str, Any]:
+        fields = ("user_id", "session_id", "contact_id", "inbox_id")
+        terms = [{"term": {f: getattr(self, f)}} for f in fields if getattr(self, f)]
+        return {"bool": {"filter": terms}}
+
+    def describe(self) -> str:
+        if self.kind == "user":
+            return f"user {self.user_id!r}"
+        if self.kind == "session":
+            return f"session {self.session_id!r} of user {self.user_id!r}"
+        return f"contact {self.contact_id!r} in inbox {self.inbox_id!r}"
+
+    def _key(self) -> tuple[str | None, ...]:
+        if self.kind == "user":
+            return (self.user_id,)
+        if self.kind == "session":
+            return (self.user_id, self.session_id)
+        return (self.contact_id, self.inbox_id)
+
+    @model_validator(mode="after")
+    def _complete(self) -> Self:
+        if None in self._key():
+            names = {"user": "user_id", "session": "user_id and session_id"}
+            needed = names.get(self.kind, "contact_id and inbox_id")
+            raise ValueError(f"a {self.kind} scope needs {needed}")
+        return self
+
+
+@functools.lru_cache(maxsize=4096)
+def scope_id(kind: Kind, *key: str | None) -> str:
+    """Cached: a bulk chunk names the same few users and sessions again and again.
+    (A pure function of its arguments; tombstones themselves are never cached.) The
+    bound covers a chunk's scopes; a larger cache would only keep ids alive."""
+    return digest(kind, *key)
+
+
+def scope_ids_of(event: Event) -> tuple[str, ...]:
+    """Every scope an event belongs to: erasing any of them erases the event."""
+    ids = [scope_id("user", event.user_id), scope_id("session", event.user_id, event.session_id)]
+    if event.contact_id is not None and event.inbox_id is not None:
+        ids.append(scope_id("contact", event.contact_id, event.inbox_id))
+    return tuple(ids)

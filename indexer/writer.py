@@ -1,0 +1,204 @@
+"""The writer: events in, one result per event out, in input order.
+
+Per chunk, against a concurrent erasure (which writes its tombstone, refreshes, then
+deletes what it finds):
+  (a) read the tombstones of the chunk's scopes and drop the events they cover;
+  (b) bulk-create the rest (routing = user_id, 409 = already present);
+  (c) read the tombstones again and delete any document just written whose scope was
+      erased in between.
+A document stored before the tombstone was written is found by the erasure's search
+(it refreshes after writing the tombstone); one stored after is seen by (c).
+"""
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from elasticsearch import Elasticsearch
+from pydantic import BaseModel, Field
+
+from indexer import bulk, tombstones
+from indexer.bulk import BulkStats, ItemResponse
+from indexer.chunking import Flush, chunks
+from indexer.document import Document, to_document
+from indexer.errors import AliasMissing
+from indexer.event import Event
+from indexer.results import SCOPE_ERASED, EventResult, Status
+from indexer.retry import RetryPolicy, call_with_retries
+from indexer.scope import scope_ids_of
+
+
+class WriterOptions(BaseModel):
+    # 1,000 small events make a bulk of a few hundred KB: big enough to amortize a
+    # round trip, small enough that a retry resends little.
+    chunk_events: int = Field(default=1000, ge=1)
+    # Well under the 100 MB request limit, and bounded memory whatever the texts.
+    chunk_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
+    retry: RetryPolicy = RetryPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """An event to store, with the caller's bookmark (`token`) passed back untouched."""
+
+    event: Event
+    token: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    submission: Submission
+    result: EventResult
+
+
+@dataclass(slots=True)
+class _Pending:
+    submission: Submission
+    document: Document | None
+    scopes: tuple[str, ...]
+    result: EventResult | None = None
+
+
+class Writer:
+    """Writes events to `alias`. Not thread-safe: give each thread a writer of its own."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        alias: str,
+        *,
+        options: WriterOptions | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._client = client
+        self._alias = alias
+        self.options = options or WriterOptions()
+        self._sleep = sleep
+        self.stats = BulkStats()
+
+    def write(self, submissions: Iterable[Submission | Flush]) -> Iterator[Written]:
+        """Results in input order, a chunk at a time. A `FLUSH` in the input sends
+        the pending chunk at once (an idle input must not hold events back).
+
+        One chunk is written in a worker thread while the next is parsed and
+        serialized here: Elasticsearch indexes while Python prepares, instead of
+        each waiting for the other. Chunks still go out, and come back, in order.
+        """
+        idle = False
+
+        def prepared() -> Iterator[_Pending | Flush]:
+            nonlocal idle
+            for item in submissions:
+                idle = isinstance(item, Flush)
+                yield item if isinstance(item, Flush) else self._prepare(item)
+
+        in_flight: tuple[list[_Pending], Future[None]] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk") as worker:
+            for chunk in chunks(
+                prepared(),
+                max_count=self.options.chunk_events,
+                max_bytes=self.options.chunk_bytes,
+                size=lambda p: p.document.size if p.document else 0,
+            ):
+                sent = (chunk, worker.submit(self._write_chunk, chunk))
+                if in_flight is not None:
+                    yield from _finished(*in_flight)
+                in_flight = sent
+                if idle:  # nothing more for now: answer without waiting for more input
+                    yield from _finished(*in_flight)
+                    in_flight = None
+            if in_flight is not None:
+                yield from _finished(*in_flight)
+
+    def _prepare(self, submission: Submission) -> _Pending:
+        event = submission.event
+        item = _Pending(submission, None, scope_ids_of(event))
+        try:
+            document = to_document(event, index=self._alias)
+        except TypeError as err:
+            item.result = _rejected(event, f"metadata cannot be stored as JSON: {err}")
+            return item
+        if document.size > self.options.chunk_bytes:
+            reason = f"is {document.size} bytes, over the {self.options.chunk_bytes}-byte limit"
+            item.result = _rejected(event, f"event {reason}")
+            return item
+        item.document = document
+        return item
+
+    def _write_chunk(self, chunk: list[_Pending]) -> None:
+        live = [p for p in chunk if p.result is None]
+        erased = self._erased({s for p in live for s in p.scopes})  # (a)
+        to_send: list[tuple[_Pending, Document]] = []
+        for p in live:
+            if erased.intersection(p.scopes):
+                p.result = _rejected(p.submission.event, SCOPE_ERASED)
+            elif p.document is not None:
+                to_send.append((p, p.document))
+        if not to_send:
+            return
+        # require_alias: a missing alias must not auto-create an unmapped index.
+        creates = [(doc.header, doc.body) for _, doc in to_send]
+        responses = self._send(creates, require_alias=True)  # (b)
+        stored: list[tuple[_Pending, Document, ItemResponse]] = []
+        for (p, doc), response in zip(to_send, responses, strict=True):
+            p.result = self._result(p.submission.event, response)
+            if p.result.stored:
+                stored.append((p, doc, response))
+        self._undo_erased(stored)  # (c)
+
+    def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
+        erased = self._erased({s for p, _, _ in stored for s in p.scopes})
+        doomed = [entry for entry in stored if erased.intersection(entry[0].scopes)]
+        if not doomed:
+            return
+        self._send(
+            [
+                ({"delete": {"_index": r.index, "_id": doc.id, "routing": doc.routing}}, None)
+                for _, doc, r in doomed
+            ]
+        )
+        for p, _, _ in doomed:
+            p.result = _rejected(p.submission.event, SCOPE_ERASED)
+
+    def _erased(self, scope_ids: set[str]) -> set[str]:
+        return call_with_retries(
+            lambda: tombstones.erased_among(self._client, self._alias, scope_ids),
+            policy=self.options.retry,
+            what="read the tombstones",
+            sleep=self._sleep,
+        )
+
+    def _send(self, actions: Sequence[bulk.Action], **params: Any) -> list[ItemResponse]:
+        return bulk.send(
+            self._client,
+            actions,
+            policy=self.options.retry,
+            stats=self.stats,
+            sleep=self._sleep,
+            **params,
+        )
+
+    def _result(self, event: Event, response: ItemResponse) -> EventResult:
+        if 200 <= response.status < 300:
+            return EventResult(status=Status.INDEXED, event_id=event.event_id)
+        if response.status == 409:
+            return EventResult(status=Status.ALREADY_PRESENT, event_id=event.event_id)
+        if response.status == 404 and "index_not_found" in (response.error or ""):
+            raise AliasMissing(
+                f"{self._alias!r} is not an alias with a write index.",
+                hint=f"Run `session-recall --index {self._alias} setup` first.",
+            )
+        return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
+
+
+def _finished(chunk: list[_Pending], done: "Future[None]") -> Iterator[Written]:
+    done.result()  # re-raises what the worker raised
+    for item in chunk:
+        assert item.result is not None
+        yield Written(item.submission, item.result)
+
+
+def _rejected(event: Event, reason: str) -> EventResult:
+    return EventResult(status=Status.REJECTED, event_id=event.event_id, reason=reason)

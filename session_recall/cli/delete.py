@@ -1,0 +1,41 @@
+"""`session-recall delete`: erase a user, a session, or a contact in an inbox."""
+
+import click
+
+from indexer import Scope, erase
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+
+
+@click.command()
+@click.option("--user", help="User whose events to erase.")
+@click.option("--session", help="Only this session of --user.")
+@click.option("--contact", help="Contact whose events to erase (with --inbox).")
+@click.option("--inbox", help="Inbox of --contact.")
+@pass_app
+@reports_errors
+def delete(
+    app: AppContext,
+    user: str | None,
+    session: str | None,
+    contact: str | None,
+    inbox: str | None,
+) -> None:
+    """Remove every event of a scope and refuse its later arrivals (a tombstone is
+    kept). Prints the number of events removed.
+
+    \b
+    Example:
+      session-recall delete --user alice --session s-42
+    """
+    scope = _scope(user, session, contact, inbox)
+    result = erase(app.client, app.settings.index, scope)
+    noun = "event" if result.removed == 1 else "events"
+    click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")
+
+
+def _scope(user: str | None, session: str | None, contact: str | None, inbox: str | None) -> Scope:
+    if user is not None and contact is None and inbox is None:
+        return Scope.session(user, session) if session is not None else Scope.user(user)
+    if contact is not None and inbox is not None and user is None and session is None:
+        return Scope.contact(contact, inbox)
+    raise click.UsageError("Give --user [--session], or --contact with --inbox.")

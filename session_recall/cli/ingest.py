@@ -1,0 +1,169 @@
+"""`session-recall ingest FILE|-`: NDJSON events into Elasticsearch."""
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import click
+
+from indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
+from indexer import checkpoint as checkpoints
+from indexer.checkpoint import Position
+from indexer.errors import WriteUnavailable
+from indexer.lines import follow_file, read_stream
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.progress import progress_reporter
+
+DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
+
+
+@click.command()
+@click.argument("source", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
+    help="Resume from, and save progress to, this file (a byte offset).",
+)  # fmt: skip
+@click.option("--follow", is_flag=True, help="Keep reading as FILE grows; survives rotation.")
+@click.option(
+    "--dead-letter", type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DEAD_LETTER, show_default=True,
+    help="Where refused events go, with the reason (NDJSON, appended).",
+)  # fmt: skip
+@click.option(
+    "--chunk-size",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Events per bulk request.",
+)
+@click.option(
+    "--chunk-bytes",
+    default=5 * 1024 * 1024,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="Bytes per bulk request.",
+)
+@click.option(
+    "--max-attempts",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Tries per event on 429/5xx.",
+)
+@click.option(
+    "--max-text-bytes",
+    default=1_000_000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Longest text accepted.",
+)
+@pass_app
+@reports_errors
+def ingest_command(
+    app: AppContext,
+    source: str,
+    checkpoint: Path | None,
+    follow: bool,
+    dead_letter: Path,
+    chunk_size: int,
+    chunk_bytes: int,
+    max_attempts: int,
+    max_text_bytes: int,
+) -> None:
+    """Store the NDJSON events of FILE (or stdin, with -), one event per line.
+
+    Each event is stored once, however often it is ingested. Refused lines go to the
+    dead-letter file with the reason. Exit 0 when every event was accepted, 1 when
+    some went to the dead-letter file.
+
+    \b
+    Example:
+      session-recall ingest events.ndjson --checkpoint events.ckpt
+    """
+    if source == "-" and (checkpoint or follow):
+        raise click.UsageError("--checkpoint and --follow need a FILE, not stdin.")
+    options = WriterOptions(
+        chunk_events=chunk_size,
+        chunk_bytes=chunk_bytes,
+        retry=RetryPolicy(max_attempts=max_attempts),
+    )
+    stop = threading.Event()
+    with _input(source, checkpoint, follow, stop) as (lines, start, total):
+        client = app.client
+        stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
+        with progress_reporter(total=total, start=start.offset) as report, stopping:
+            try:
+                summary = ingest(
+                    client,
+                    app.settings.index,
+                    lines,
+                    dead_letter=dead_letter,
+                    checkpoint_path=checkpoint,
+                    start=start,
+                    options=options,
+                    limits=EventLimits(max_text_bytes=max_text_bytes),
+                    on_progress=report,
+                )
+            except WriteUnavailable as err:
+                resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
+                raise click.ClickException(f"{err}{resume}") from None
+    _finish(summary)
+
+
+def _finish(summary: IngestSummary) -> None:
+    click.echo(summary.line())
+    if not summary.all_accepted:
+        sys.exit(1)
+
+
+@contextmanager
+def _input(
+    source: str, checkpoint: Path | None, follow: bool, stop: threading.Event
+) -> Iterator[tuple[Iterator, Position, int | None]]:
+    if source == "-":
+        yield read_stream(sys.stdin.buffer), Position(), None
+        return
+    path = Path(source)
+    try:
+        file: BinaryIO = path.open("rb")
+    except OSError as err:
+        raise click.BadParameter(
+            f"cannot read {source}: {err.strerror}", param_hint="FILE"
+        ) from None
+    with file:
+        stat = os.fstat(file.fileno())
+        saved = checkpoints.load(checkpoint) if checkpoint else None
+        offset = checkpoints.resume_offset(saved, inode=stat.st_ino, size=stat.st_size)
+        if saved is not None and offset != saved.offset:
+            click.echo(
+                f"{source} was replaced or truncated since the checkpoint: starting over.", err=True
+            )
+        start = Position(offset=offset, inode=stat.st_ino)
+        if follow:
+            yield follow_file(path, start=offset, stop=stop), start, None
+        else:
+            file.seek(offset)
+            yield read_stream(file, start=offset, inode=stat.st_ino), start, stat.st_size
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM end a --follow run cleanly: checkpoint saved, summary printed.
+    (A run over a finite input keeps the default: interrupted is a failure, exit 1.)"""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    for sig in previous:
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

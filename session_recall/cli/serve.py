@@ -1,0 +1,67 @@
+"""`session-recall serve`: the HTTP sidecar."""
+
+import ipaddress
+
+import click
+
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+
+
+@click.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="SESSION_RECALL_HOST",
+    help="Address to bind.",
+)
+@click.option(
+    "--port",
+    default=8080,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    envvar="SESSION_RECALL_PORT",
+    help="Port to bind.",
+)
+@click.option(
+    "--token", envvar="SESSION_RECALL_TOKEN", metavar="TOKEN",
+    help="Bearer token required on every request but the probes (never printed; "
+    "prefer the SESSION_RECALL_TOKEN variable).",
+)  # fmt: skip
+@click.option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"]),
+)
+@pass_app
+@reports_errors
+def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
+    """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
+    endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
+    127.0.0.1 unless told otherwise; starts even when Elasticsearch is down (/readyz
+    says so).
+
+    \b
+    Example:
+      SESSION_RECALL_TOKEN=... session-recall serve --port 8080
+    """
+    import uvicorn
+
+    from session_recall.http import create_app
+
+    if not token and not _is_loopback(host):
+        click.echo(
+            f"Warning: serving on {host} without a token; anyone who can reach it can "
+            "write and erase events. Set SESSION_RECALL_TOKEN.",
+            err=True,
+        )
+    web = create_app(app.settings, token=token or None)
+    uvicorn.run(web, host=host, port=port, log_level=log_level, server_header=False)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

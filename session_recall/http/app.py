@@ -1,0 +1,104 @@
+"""The ASGI app: route groups composed onto one Starlette application.
+
+A route group brings its routes, its OpenAPI paths and models, and optionally a
+lifespan (the events group runs its batcher there). Other packages add groups of
+their own: `create_app(settings, groups=[*default_groups(), recall_group])`.
+"""
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from elasticsearch import Elasticsearch
+from pydantic import BaseModel, SecretStr
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from session_recall import __version__
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.http.auth import BearerAuth
+from session_recall.http.openapi import build_document
+
+
+@dataclass(frozen=True)
+class Services:
+    """What every route group may use."""
+
+    settings: Settings
+    client: Elasticsearch
+
+
+@dataclass(frozen=True)
+class RouteGroup:
+    routes: Sequence[BaseRoute]
+    # OpenAPI path items, keyed by path, and the models their `$ref`s point to.
+    paths: Mapping[str, Any] = field(default_factory=dict)
+    models: Sequence[tuple[type[BaseModel], str]] = ()  # (model, "validation"|"serialization")
+    lifespan: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None = None
+    # Paths reachable without the bearer token (probes).
+    open_paths: frozenset[str] = frozenset()
+
+
+GroupFactory = Callable[[Services], RouteGroup]
+
+OPENAPI_PATH = "/openapi.json"
+# The client's own retries stack on the writer's; one is enough for a server that
+# must answer 503 quickly when Elasticsearch is gone.
+SERVER_CLIENT_RETRIES = 1
+
+
+def default_groups() -> list[GroupFactory]:
+    from session_recall.http.erasure import erasure_group
+    from session_recall.http.events import events_group
+    from session_recall.http.health import health_group
+
+    return [health_group, events_group, erasure_group]
+
+
+def create_app(
+    settings: Settings,
+    *,
+    client: Elasticsearch | None = None,
+    groups: Sequence[GroupFactory] | None = None,
+    token: SecretStr | str | None = None,
+) -> Starlette:
+    """The sidecar's app. `client` defaults to one made from `settings` (and closed
+    at shutdown); `token`, when set, is required as `Authorization: Bearer ...` on
+    every path but the probes and the OpenAPI document."""
+    owns_client = client is None
+    if client is None:
+        client = make_client(settings, max_retries=SERVER_CLIENT_RETRIES)
+    services = Services(settings=settings, client=client)
+    built = [factory(services) for factory in (default_groups() if groups is None else groups)]
+    document = build_document(
+        title="session-recall",
+        version=__version__,
+        paths={path: item for group in built for path, item in group.paths.items()},
+        models=[model for group in built for model in group.models],
+        bearer=token is not None,
+    )
+
+    async def openapi(_request: Request) -> JSONResponse:
+        return JSONResponse(document)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            if owns_client:
+                stack.callback(client.close)
+            for group in built:
+                if group.lifespan is not None:
+                    await stack.enter_async_context(group.lifespan())
+            yield
+
+    secret = token.get_secret_value() if isinstance(token, SecretStr) else token
+    open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
+    middleware = [Middleware(BearerAuth, token=secret, open_paths=open_paths)] if secret else []
+    routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
+    routes += [route for group in built for route in group.routes]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -1,0 +1,32 @@
+"""Optional bearer token: with one configured, every request but the open paths must
+carry it. Compared in constant time, so response timing does not leak its prefix."""
+
+import hmac
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+
+class BearerAuth:
+    def __init__(self, app: ASGIApp, *, token: str, open_paths: frozenset[str]) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+        self._open = open_paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in self._open:
+            await self._app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if hmac.compare_digest(given, self._expected):
+            await self._app(scope, receive, send)
+            return
+        response = JSONResponse(
+            {
+                "error": "missing or wrong bearer token",
+                "hint": "Send Authorization: Bearer <token>.",
+            },
+            status_code=401,
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+        await response(scope, receive, send)

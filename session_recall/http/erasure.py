@@ -1,0 +1,66 @@
+"""`DELETE` a user, a session of a user, or a contact in an inbox: every stored event
+of the scope is removed and a tombstone keeps later arrivals out."""
+
+import asyncio
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from indexer import ErasureResult, Scope, erase
+from session_recall.errors import SessionRecallError
+from session_recall.http.app import RouteGroup, Services
+from session_recall.http.errors import bad_request, error_response
+from session_recall.http.openapi import ref
+
+ROUTES = {
+    "/v1/users/{user}": lambda p: Scope.user(p["user"]),
+    "/v1/users/{user}/sessions/{session}": lambda p: Scope.session(p["user"], p["session"]),
+    "/v1/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(p["contact"], p["inbox"]),
+}
+
+
+def erasure_group(services: Services) -> RouteGroup:
+    def endpoint(make_scope: Any) -> Any:
+        async def delete(request: Request) -> Response:
+            try:
+                scope = make_scope(request.path_params)
+            except ValidationError as err:
+                return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
+            try:
+                result = await asyncio.to_thread(
+                    erase, services.client, services.settings.index, scope
+                )
+            except SessionRecallError as err:
+                return error_response(err)
+            return JSONResponse(result.model_dump(mode="json", exclude_none=True))
+
+        return delete
+
+    def operation(path: str) -> dict[str, Any]:
+        names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
+        parameters = [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in names
+        ]
+        return {"delete": {"parameters": parameters, **_OPERATION}}
+
+    return RouteGroup(
+        routes=[Route(path, endpoint(make), methods=["DELETE"]) for path, make in ROUTES.items()],
+        paths={path: operation(path) for path in ROUTES},
+        models=[(ErasureResult, "serialization")],
+    )
+
+
+_OPERATION: dict[str, Any] = {
+    "summary": "Remove every event of the scope and refuse its later arrivals",
+    "responses": {
+        "200": {
+            "description": "Removed; `removed` counts the events deleted",
+            "content": {"application/json": {"schema": ref(ErasureResult)}},
+        },
+        "503": {"description": "Elasticsearch unavailable; retry (erasing is idempotent)"},
+    },
+}

@@ -1,0 +1,169 @@
+"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored.
+
+200 when every event is stored (indexed or already present); 422 when some were
+refused (the others are stored: see each result); 503 with Retry-After when
+Elasticsearch is unavailable, in which case none of the request may be taken as
+stored and the whole request should be sent again (creates are idempotent).
+"""
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from indexer import (
+    Batcher,
+    BatchingOptions,
+    EventLimits,
+    EventResult,
+    Parsed,
+    Rejected,
+    Status,
+    Writer,
+    WriterOptions,
+    parse_line,
+    parse_object,
+)
+from indexer.event import Event
+from indexer.retry import RetryPolicy
+from session_recall.errors import SessionRecallError
+from session_recall.http.app import RouteGroup, Services
+from session_recall.http.errors import bad_request, error_response
+from session_recall.http.openapi import ref
+
+NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl"})
+# A producer gets its 503 within a few seconds rather than hanging on a dead cluster.
+SERVE_RETRY = RetryPolicy(max_attempts=4, initial_backoff=0.2, max_backoff=1.0)
+MAX_BODY_BYTES = 20 * 1024 * 1024
+
+
+class EventsResponse(BaseModel):
+    """One result per event, in request order."""
+
+    results: list[EventResult]
+    indexed: int
+    already_present: int
+    rejected: int
+
+
+def events_group(
+    services: Services,
+    *,
+    batching: BatchingOptions | None = None,
+    writer_options: WriterOptions | None = None,
+    limits: EventLimits | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> RouteGroup:
+    options = writer_options or WriterOptions(retry=SERVE_RETRY)
+    writer = Writer(services.client, services.settings.index, options=options)
+    batcher = Batcher(writer, batching)
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        async with batcher:
+            yield
+
+    async def post_events(request: Request) -> Response:
+        body = await _read_limited(request, max_body_bytes)
+        if body is None:
+            return bad_request(
+                413, f"The body is over {max_body_bytes} bytes.", "Send fewer events per request."
+            )
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind in NDJSON_TYPES:
+            items = [p for line in body.split(b"\n") if (p := parse_line(line, limits)) is not None]
+        elif kind == "application/json":
+            try:
+                value = orjson.loads(body)
+            except orjson.JSONDecodeError as err:
+                return bad_request(400, f"The body is not valid JSON: {err}")
+            values = value if isinstance(value, list) else [value]
+            items = [parse_object(v, limits) for v in values]
+        else:
+            return bad_request(
+                415,
+                f"Unsupported content type {kind!r}.",
+                "Use application/json or application/x-ndjson.",
+            )
+        if not items:
+            return bad_request(400, "The body holds no event.")
+        try:
+            stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
+        except SessionRecallError as err:
+            return error_response(err)
+        return _answer(items, iter(stored))
+
+    paths = {
+        "/v1/events": {
+            "post": {
+                "summary": "Store events; answers once Elasticsearch has them",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "oneOf": [ref(Event), {"type": "array", "items": ref(Event)}]
+                            }
+                        },
+                        "application/x-ndjson": {
+                            "schema": {"type": "string", "description": "One Event per line"}
+                        },
+                    },
+                },
+                "responses": {
+                    "200": _json("Every event is stored", EventsResponse),
+                    "422": _json("Some events were refused; the others are stored", EventsResponse),
+                    "503": {"description": "Elasticsearch unavailable; retry after Retry-After"},
+                },
+            }
+        }
+    }
+    return RouteGroup(
+        routes=[Route("/v1/events", post_events, methods=["POST"])],
+        paths=paths,
+        models=[(Event, "validation"), (EventsResponse, "serialization")],
+        lifespan=lifespan,
+    )
+
+
+def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
+    results = [next(stored) if isinstance(item, Parsed) else _refused(item) for item in items]
+    counts = {status: sum(r.status is status for r in results) for status in Status}
+    response = EventsResponse(
+        results=results,
+        indexed=counts[Status.INDEXED],
+        already_present=counts[Status.ALREADY_PRESENT],
+        rejected=counts[Status.REJECTED],
+    )
+    status = 422 if response.rejected else 200
+    return JSONResponse(response.model_dump(mode="json", exclude_none=True), status_code=status)
+
+
+def _refused(item: Rejected) -> EventResult:
+    original = item.original if isinstance(item.original, dict) else {}
+    event_id = original.get("event_id", original.get("eventId"))
+    return EventResult(
+        status=Status.REJECTED,
+        event_id=event_id if isinstance(event_id, str) else None,
+        reason=item.reason,
+    )
+
+
+def _json(description: str, model: type[BaseModel]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": ref(model)}}}
+
+
+async def _read_limited(request: Request, limit: int) -> bytes | None:
+    """The body, or None once it passes `limit` (read no further than that)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)

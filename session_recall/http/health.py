@@ -1,0 +1,46 @@
+"""Probes: `/healthz` says the process serves; `/readyz` says it can store events
+(Elasticsearch answers and the alias exists)."""
+
+import asyncio
+
+from elasticsearch import ApiError, TransportError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from session_recall.http.app import RouteGroup, Services
+
+# A probe must answer before the orchestrator's own timeout, typically 1 to 5 s.
+PROBE_TIMEOUT_S = 2
+
+
+def health_group(services: Services) -> RouteGroup:
+    client = services.client.options(request_timeout=PROBE_TIMEOUT_S, max_retries=0)
+    alias = services.settings.index
+
+    async def healthz(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_request: Request) -> JSONResponse:
+        try:
+            exists = await asyncio.to_thread(lambda: bool(client.indices.exists_alias(name=alias)))
+        except (ApiError, TransportError) as err:
+            reason = f"Elasticsearch does not answer: {type(err).__name__}"
+            return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        if not exists:
+            reason = f"alias {alias!r} is missing; run `session-recall setup`"
+            return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
+    probe = {"responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}}}
+    return RouteGroup(
+        routes=[
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+        ],
+        paths={
+            "/healthz": {"get": {"summary": "The process serves", **probe}},
+            "/readyz": {"get": {"summary": "Elasticsearch answers and the alias exists", **probe}},
+        },
+        open_paths=frozenset({"/healthz", "/readyz"}),
+    )

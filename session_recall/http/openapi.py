@@ -1,0 +1,40 @@
+"""The OpenAPI document, built from the route groups' path items and the pydantic
+models they reference, so the schema cannot drift from the validation."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+REF = "#/components/schemas/{model}"
+
+
+def ref(model: type[BaseModel]) -> dict[str, str]:
+    return {"$ref": REF.format(model=model.__name__)}
+
+
+def build_document(
+    *,
+    title: str,
+    version: str,
+    paths: Mapping[str, Any],
+    models: Sequence[tuple[type[BaseModel], str]],
+    bearer: bool,
+) -> dict[str, Any]:
+    modes: list[tuple[type[BaseModel], Literal["validation", "serialization"]]] = [
+        (model, "serialization" if mode == "serialization" else "validation")
+        for model, mode in dict.fromkeys(models)
+    ]
+    _, schemas = models_json_schema(modes, ref_template=REF) if modes else ({}, {})
+    components: dict[str, Any] = {"schemas": schemas.get("$defs", {})}
+    document: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": title, "version": version},
+        "paths": dict(paths),
+        "components": components,
+    }
+    if bearer:
+        components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+        document["security"] = [{"bearer": []}]
+    return document

@@ -1,0 +1,193 @@
+"""The HTTP sidecar in process (Starlette's test client) against the real node."""
+
+import functools
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+from elasticsearch import Elasticsearch
+from starlette.testclient import TestClient
+
+from indexer import BatchingOptions
+from session_recall.config import Settings
+from session_recall.http import create_app
+from session_recall.http.erasure import erasure_group
+from session_recall.http.events import events_group
+from session_recall.http.health import health_group
+from tests.support.ndjson import event, ndjson, stored
+
+pytestmark = pytest.mark.integration
+
+TOKEN = "s3cret-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def web(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, token=TOKEN)) as client:
+        yield client
+
+
+def test_one_event_is_stored_before_the_answer(web: TestClient, es: Elasticsearch, alias: str):
+    response = web.post("/v1/events", json=event(1), headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert response.json() == {
+        "results": [{"status": "indexed", "event_id": "e-1"}],
+        "indexed": 1,
+        "already_present": 0,
+        "rejected": 0,
+    }
+    assert stored(es, alias) == 1
+
+
+def test_an_array_gets_one_result_per_event_in_order(
+    web: TestClient, es: Elasticsearch, alias: str
+):
+    web.post("/v1/events", json=event(1), headers=AUTH)
+    body = [event(0), event(1), {**event(2), "colour": "red"}]
+    response = web.post("/v1/events", json=body, headers=AUTH)
+    assert response.status_code == 422, "a refused event is never answered 2xx"
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == ["indexed", "already_present", "rejected"]
+    assert results[2]["event_id"] == "e-2"
+    assert "unknown field 'colour'" in results[2]["reason"]
+    assert stored(es, alias) == 2
+
+
+def test_ndjson_bodies_are_read_line_by_line(web: TestClient, es: Elasticsearch, alias: str):
+    body = ndjson([event(1), event(2)]) + b"{broken\n\n"
+    response = web.post(
+        "/v1/events", content=body, headers={**AUTH, "content-type": "application/x-ndjson"}
+    )
+    assert [r["status"] for r in response.json()["results"]] == ["indexed", "indexed", "rejected"]
+    assert stored(es, alias) == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "status"),
+    [
+        (b"{broken", "application/json", 400),
+        (b"[]", "application/json", 400),
+        (b"<xml/>", "application/xml", 415),
+        (b"x" * 2_000, "application/json", 413),
+    ],
+)
+def test_unusable_bodies_are_refused_whole(settings: Settings, content, content_type, status):
+    groups = [functools.partial(events_group, max_body_bytes=1_000)]
+    with TestClient(create_app(settings, groups=groups)) as web:
+        response = web.post("/v1/events", content=content, headers={"content-type": content_type})
+    assert response.status_code == status, response.text
+    assert response.json()["error"]
+
+
+def test_the_token_is_required_except_on_probes_and_the_schema(web: TestClient):
+    assert web.post("/v1/events", json=event(1)).status_code == 401
+    wrong = web.post("/v1/events", json=event(1), headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"] == "Bearer"
+    assert TOKEN not in wrong.text
+    assert web.delete("/v1/users/alice").status_code == 401
+    assert web.get("/healthz").status_code == 200
+    assert web.get("/readyz").status_code == 200
+    assert web.get("/openapi.json").status_code == 200
+
+
+def test_readyz_reflects_elasticsearch(settings: Settings, alias: str):
+    down = settings.with_overrides(elasticsearch_url="http://127.0.0.1:9")
+    with TestClient(create_app(down)) as web:
+        assert web.get("/healthz").status_code == 200
+        response = web.get("/readyz")
+    assert response.status_code == 503
+    assert "does not answer" in response.json()["reason"]
+    missing = settings.with_overrides(index=f"{alias}-absent")
+    with TestClient(create_app(missing)) as web:
+        assert "session-recall setup" in web.get("/readyz").json()["reason"]
+
+
+def test_elasticsearch_down_means_503_with_retry_after(settings: Settings):
+    down = settings.with_overrides(elasticsearch_url="http://127.0.0.1:9")
+    with TestClient(create_app(down)) as web:
+        response = web.post("/v1/events", json=[event(1), event(2)])
+    assert response.status_code == 503
+    assert int(response.headers["retry-after"]) > 0
+    assert response.json()["error"].startswith("Elasticsearch could not")
+
+
+def test_the_openapi_document_describes_the_routes(web: TestClient):
+    document = web.get("/openapi.json").json()
+    assert document["openapi"].startswith("3.")
+    assert set(document["paths"]) >= {
+        "/v1/events",
+        "/healthz",
+        "/readyz",
+        "/v1/users/{user}",
+        "/v1/users/{user}/sessions/{session}",
+        "/v1/contacts/{contact}/inboxes/{inbox}",
+    }
+    event_schema = document["components"]["schemas"]["Event"]
+    assert {"userId", "sessionId", "timestamp", "type", "text"} <= set(event_schema["required"])
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+
+
+def test_delete_endpoints_erase_and_count(web: TestClient, es: Elasticsearch, alias: str):
+    events = [event(i, session=f"s{i % 2}", contact_id="c", inbox_id="i") for i in range(6)]
+    web.post("/v1/events", json=events, headers=AUTH)
+
+    first = web.delete("/v1/users/alice/sessions/s0", headers=AUTH)
+    second = web.delete("/v1/contacts/c/inboxes/i", headers=AUTH)
+
+    assert first.json()["removed"] == 3 and second.json()["removed"] == 3
+    assert stored(es, alias) == 0
+    again = web.post("/v1/events", json=events[:1], headers=AUTH)
+    assert again.json()["results"][0] == {
+        "status": "rejected",
+        "event_id": "e-0",
+        "reason": "scope erased",
+    }
+
+
+class _CountingBulk(Elasticsearch):
+    """A seam that counts bulk requests (shared by the copies `options()` makes)."""
+
+    calls = 0
+
+    def bulk(self, *args: Any, **kwargs: Any) -> Any:
+        type(self).calls += 1
+        return super().bulk(*args, **kwargs)
+
+
+def test_concurrent_requests_share_bulk_requests(settings: Settings, es: Elasticsearch, alias: str):
+    _CountingBulk.calls = 0
+    client = _CountingBulk(settings.elasticsearch_url)
+    groups = [
+        health_group,
+        functools.partial(events_group, batching=BatchingOptions(linger=0.5)),
+        erasure_group,
+    ]
+    requests = 20
+    start = threading.Barrier(requests)
+    statuses: list[int] = []
+    with TestClient(create_app(settings, client=client, groups=groups)) as web:
+
+        def post(i: int) -> None:
+            start.wait()
+            statuses.append(web.post("/v1/events", json=event(i)).status_code)
+
+        threads = [threading.Thread(target=post, args=(i,)) for i in range(requests)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+
+    assert statuses == [200] * requests
+    assert stored(es, alias) == requests
+    assert _CountingBulk.calls < requests / 2, "requests were not batched together"
+    client.close()
+
+
+def test_responses_are_plain_json(web: TestClient):
+    response = web.post("/v1/events", json=event(1), headers=AUTH)
+    assert response.headers["content-type"] == "application/json"
+    assert orjson.loads(response.content)["indexed"] == 1

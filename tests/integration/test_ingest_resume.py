@@ -1,0 +1,166 @@
+"""Checkpoints and --follow, with `session-recall ingest` as a real process."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from elasticsearch import Elasticsearch
+
+from indexer.checkpoint import load
+from session_recall.node import wait_until
+from tests.support.ndjson import append_ndjson, duplicated_event_ids, event, stored, write_ndjson
+
+pytestmark = pytest.mark.integration
+
+CLI = [sys.executable, "-c", "from session_recall.cli import main; main()"]
+
+
+def _start(es_url: str, alias: str, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*CLI, "--es-url", es_url, "--index", alias, "ingest", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _offset(path: Path) -> int:
+    try:
+        saved = load(path)
+    except Exception:  # a reader may race the rename; the next poll sees the file
+        return 0
+    return saved.offset if saved else 0
+
+
+@pytest.mark.slow
+def test_an_ingest_killed_midway_resumes_from_its_checkpoint_without_loss_or_duplicates(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    total = 40_000
+    source = write_ndjson(
+        tmp_path / "events.ndjson", (event(i, user=f"u{i % 13}") for i in range(total))
+    )
+    size = source.stat().st_size
+    ckpt, dead = tmp_path / "events.ckpt", tmp_path / "dead.ndjson"
+    # Small chunks make the run long enough to be killed in the middle.
+    args = [
+        str(source),
+        "--checkpoint",
+        str(ckpt),
+        "--dead-letter",
+        str(dead),
+        "--chunk-size",
+        "100",
+    ]
+
+    first = _start(es_url, alias, *args)
+    try:
+        assert wait_until(
+            lambda: _offset(ckpt) > size // 10 or first.poll() is not None, timeout=120
+        )
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.communicate()
+    assert first.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    killed_at = _offset(ckpt)
+    assert 0 < killed_at < size
+    assert stored(es, alias) >= sum(1 for _ in source.read_bytes()[:killed_at].splitlines())
+
+    second = _start(es_url, alias, *args)
+    output = second.communicate(timeout=300)[0].decode()
+
+    assert second.returncode == 0, output
+    read = int(output.split(",")[0].removeprefix("Read "))
+    assert read < total, f"the second run must resume, not start over: {output}"
+    assert stored(es, alias) == total
+    assert duplicated_event_ids(es, alias) == []
+    assert _offset(ckpt) == size
+
+
+def test_follow_stores_appended_events_and_stops_cleanly_on_sigterm(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    source = write_ndjson(tmp_path / "events.ndjson", (event(i) for i in range(50)))
+    ckpt = tmp_path / "events.ckpt"
+    run = _start(
+        es_url,
+        alias,
+        str(source),
+        "--follow",
+        "--checkpoint",
+        str(ckpt),
+        "--dead-letter",
+        str(tmp_path / "d"),
+    )
+    try:
+        assert wait_until(lambda: stored(es, alias) == 50, timeout=60)
+        append_ndjson(source, (event(i) for i in range(50, 80)))
+        assert wait_until(lambda: stored(es, alias) == 80, timeout=60)
+        source.rename(tmp_path / "events.ndjson.1")
+        write_ndjson(source, (event(i) for i in range(80, 100)))
+        assert wait_until(lambda: stored(es, alias) == 100, timeout=60)
+        assert wait_until(lambda: _offset(ckpt) == source.stat().st_size, timeout=30)
+    finally:
+        run.send_signal(signal.SIGTERM)
+        output = run.communicate(timeout=60)[0].decode()
+    assert run.returncode == 0, output
+    assert (
+        output.strip().splitlines()[-1] == "Read 100, indexed 100, already present 0, rejected 0."
+    )
+    assert load(ckpt).inode == os.stat(source).st_ino
+
+
+def test_the_checkpoint_only_covers_acknowledged_events(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    # Against a closed port nothing is acknowledged: the checkpoint must not move.
+    source = write_ndjson(tmp_path / "events.ndjson", [event(1), event(2)])
+    ckpt = tmp_path / "events.ckpt"
+    run = _start(
+        "http://127.0.0.1:9",
+        alias,
+        str(source),
+        "--checkpoint",
+        str(ckpt),
+        "--dead-letter",
+        str(tmp_path / "d"),
+        "--max-attempts",
+        "2",
+    )
+    output = run.communicate(timeout=120)[0].decode()
+    assert run.returncode == 1
+    assert "did not answer" in output or "Elasticsearch" in output
+    assert not ckpt.exists() or orjson.loads(ckpt.read_bytes())["offset"] == 0
+
+
+def test_a_quiet_producer_on_stdin_is_flushed_without_waiting_for_a_full_chunk(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    run = subprocess.Popen(
+        [
+            *CLI,
+            "--es-url",
+            es_url,
+            "--index",
+            alias,
+            "ingest",
+            "-",
+            "--dead-letter",
+            str(tmp_path / "d"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert run.stdin is not None
+        run.stdin.write(orjson.dumps(event(1)) + b"\n")
+        run.stdin.flush()  # one event, and the pipe stays open
+        assert wait_until(lambda: stored(es, alias) == 1, timeout=30)
+    finally:
+        output = run.communicate(timeout=60)[0].decode()
+    assert run.returncode == 0, output

@@ -1,0 +1,153 @@
+"""The event model: aliases, limits, derived ids, and the document it becomes."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer import Event, EventLimits, Parsed, Rejected, parse_line, parse_object, to_document
+from indexer.document import document_id
+
+SNAKE = {
+    "event_id": "e1",
+    "user_id": "alice",
+    "session_id": "s1",
+    "contact_id": "c1",
+    "inbox_id": "i1",
+    "conversation_type": "playground",
+    "timestamp": "2026-07-01T12:00:00.5Z",
+    "type": "user_message",
+    "text": "hello",
+    "metadata": {"model": "m", "tokens": [1, 2]},
+}
+CAMEL = {
+    "eventId": "e1",
+    "userId": "alice",
+    "sessionId": "s1",
+    "contactId": "c1",
+    "inboxId": "i1",
+    "conversationType": "playground",
+    "timestamp": "2026-07-01T12:00:00.5Z",
+    "type": "user_message",
+    "text": "hello",
+    "metadata": {"model": "m", "tokens": [1, 2]},
+}
+
+
+def _event(value: dict) -> Event:
+    parsed = parse_object(value)
+    assert isinstance(parsed, Parsed), parsed
+    return parsed.event
+
+
+def test_camel_and_snake_case_give_identical_documents():
+    snake, camel = to_document(_event(SNAKE), index="a"), to_document(_event(CAMEL), index="a")
+    assert camel == snake
+    assert b'"timestamp":"2026-07-01T12:00:00.500000000Z"' in snake.body
+
+
+def test_without_event_id_camel_and_snake_derive_the_same_id():
+    snake = {k: v for k, v in SNAKE.items() if k != "event_id"}
+    camel = {k: v for k, v in CAMEL.items() if k != "eventId"}
+    assert _event(snake).event_id == _event(camel).event_id
+
+
+def test_parsing_never_modifies_the_callers_value():
+    value = {k: v for k, v in SNAKE.items() if k != "event_id"}
+    before = repr(value)
+    _event(value)
+    assert repr(value) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"user_id": ""}, "user_id: must not be empty"),
+        ({"session_id": "   "}, "session_id: must not be empty"),
+        ({"event_id": "x" * 513}, "event_id: is 513 characters long; the limit is 512"),
+        ({"text": "é" * 600_000}, "text: is over the 1000000-byte limit"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"userId": "bob"}, "user_id is given twice (as user_id and userId)"),
+        ({"timestamp": "2026-07-01T12:00:00"}, "is not an ISO-8601 instant with a time"),
+        ({"timestamp": 1782907200}, "timestamp: expected an ISO-8601 instant"),
+        ({"user_id": 42}, "user_id: Input should be a valid string"),
+        ({"metadata": [1]}, "metadata: Input should be a valid dictionary"),
+    ],
+)
+def test_invalid_events_are_refused_with_a_reason_naming_the_field(change: dict, reason: str):
+    parsed = parse_object({**SNAKE, **change})
+    assert isinstance(parsed, Rejected)
+    assert reason in parsed.reason
+
+
+def test_a_missing_field_is_named_in_snake_case():
+    parsed = parse_object({k: v for k, v in CAMEL.items() if k != "sessionId"})
+    assert isinstance(parsed, Rejected)
+    assert parsed.reason == "session_id is required"
+
+
+def test_the_text_limit_is_configurable():
+    assert isinstance(parse_object(SNAKE, EventLimits(max_text_bytes=4)), Rejected)
+    assert isinstance(parse_object(SNAKE, EventLimits(max_text_bytes=5)), Parsed)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b"{nope", "not valid JSON"),
+        (b"[1, 2]", "must be a JSON object, not an array"),
+        (b'"text"', "must be a JSON object, not a string"),
+    ],
+)
+def test_lines_that_are_not_objects_are_refused(line: bytes, reason: str):
+    parsed = parse_line(line)
+    assert isinstance(parsed, Rejected)
+    assert reason in parsed.reason
+
+
+def test_blank_lines_are_not_events():
+    assert parse_line(b"  \r") is None
+
+
+def test_two_users_may_reuse_an_event_id_without_colliding():
+    alice, bob = _event(SNAKE), _event({**SNAKE, "user_id": "bob"})
+    assert to_document(alice, index="a").id != to_document(bob, index="a").id
+
+
+def test_ids_never_collide_by_joining():
+    assert document_id(user_id="a:b", event_id="c") != document_id(user_id="a", event_id="b:c")
+
+
+def test_document_ids_fit_elasticsearch_whatever_the_ids():
+    long = _event({**SNAKE, "user_id": "ü" * 512, "event_id": "ß" * 512})
+    assert len(to_document(long, index="a").id.encode()) <= 512
+
+
+_ids = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20).filter(
+    lambda s: s.strip()
+)
+_content = st.fixed_dictionaries(
+    {
+        "user_id": _ids,
+        "session_id": _ids,
+        "timestamp": st.integers(0, 2**40).map(lambda n: f"2026-07-01T00:00:00.{n % 10**9:09d}Z"),
+        "type": _ids,
+        "text": st.text(max_size=30),
+        "contact_id": st.none() | _ids,
+        "inbox_id": st.none() | _ids,
+        "conversation_type": _ids,
+    }
+)
+
+
+@given(_content)
+def test_derived_ids_are_deterministic(content: dict):
+    value = {k: v for k, v in content.items() if v is not None}
+    assert _event(value).event_id == _event(dict(value)).event_id
+
+
+@given(_content, _content)
+def test_derived_ids_differ_for_different_content(first: dict, second: dict):
+    a = _event({k: v for k, v in first.items() if v is not None})
+    b = _event({k: v for k, v in second.items() if v is not None})
+    same = a.model_dump(exclude={"event_id"}) == b.model_dump(exclude={"event_id"})
+    assert (a.event_id == b.event_id) == same

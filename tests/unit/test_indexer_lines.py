@@ -1,0 +1,91 @@
+"""NDJSON lines with the byte position after each, whatever the block boundaries;
+tailing across rotation and truncation."""
+
+import io
+import threading
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer.chunking import FLUSH
+from indexer.lines import Line, _Splitter, follow_file, read_stream
+from session_recall.node import wait_until
+
+_lines = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30)
+
+
+@given(_lines, st.booleans(), st.lists(st.integers(1, 40), min_size=1, max_size=10))
+def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newline, cuts):
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    splitter = _Splitter(start=100, inode=None, max_line_bytes=1000)
+    out, position = [], 0
+    for cut in cuts * (len(data) // sum(cuts) + 1):
+        out += splitter.feed(data[position : position + cut])
+        position += cut
+    out += splitter.finish()
+    expected = data.split(b"\n")
+    if expected[-1] == b"":
+        expected.pop()  # a final newline ends the last line; it does not start one
+    assert [line.data for line in out] == expected
+    assert [line.number for line in out] == list(range(1, len(expected) + 1))
+    ends = [
+        100 + min(len(data), sum(len(x) + 1 for x in expected[: i + 1]))
+        for i in range(len(expected))
+    ]
+    assert [line.end for line in out] == ends
+
+
+def test_an_overlong_line_is_skipped_but_still_counted():
+    data = b"short\n" + b"x" * 50 + b"\nafter\n"
+    out = [x for x in read_stream(io.BytesIO(data), max_line_bytes=10) if isinstance(x, Line)]
+    assert [(line.data, line.too_long) for line in out] == [
+        (b"short", False),
+        (b"", True),
+        (b"after", False),
+    ]
+    assert out[-1].end == len(data)
+
+
+def _collect(path: Path, stop: threading.Event, sink: list) -> None:
+    for item in follow_file(path, start=0, stop=stop, poll_interval=0.01):
+        sink.append(item)
+
+
+def _data(sink: list) -> list[bytes]:
+    return [item.data for item in sink if isinstance(item, Line)]
+
+
+def test_follow_reads_across_rotation_and_truncation(tmp_path: Path):
+    path, rotated = tmp_path / "events.ndjson", tmp_path / "events.ndjson.1"
+    path.write_bytes(b"a1\na2\n")
+    stop, sink = threading.Event(), []
+    reader = threading.Thread(target=_collect, args=(path, stop, sink))
+    reader.start()
+    try:
+        assert wait_until(lambda: _data(sink) == [b"a1", b"a2"], timeout=10)
+        assert sink[-1] is FLUSH, "reaching the end of the file flushes"
+
+        path.rename(rotated)
+        with rotated.open("ab") as old:  # the producer still holds the old file
+            old.write(b"a3\na4-last")
+        assert wait_until(lambda: _data(sink)[-1:] == [b"a3"], timeout=10)
+        path.write_bytes(b"b1\n")  # the new file appears: the old one is drained first
+        assert wait_until(lambda: _data(sink)[-1:] == [b"b1"], timeout=10)
+        assert _data(sink) == [b"a1", b"a2", b"a3", b"a4-last", b"b1"]
+
+        # Truncated below the read position (3), so it is noticed whenever it is looked at.
+        path.write_bytes(b"c\n")
+        assert wait_until(lambda: _data(sink)[-1:] == [b"c"], timeout=10)
+        with path.open("ab") as new:
+            new.write(b"d1\nd2")
+        assert wait_until(lambda: _data(sink)[-1:] == [b"d1"], timeout=10)
+        with path.open("ab") as new:
+            new.write(b"\n")  # an unfinished line waits for its newline
+        assert wait_until(lambda: _data(sink)[-1:] == [b"d2"], timeout=10)
+        last = [item for item in sink if isinstance(item, Line)][-1]
+        assert last.end == 8  # positions restart in the truncated file
+    finally:
+        stop.set()
+        reader.join(timeout=10)
+    assert not reader.is_alive()

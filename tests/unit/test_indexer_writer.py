@@ -1,0 +1,40 @@
+"""Writer behaviour that needs no cluster: sizes and refusals decided before sending."""
+
+import orjson
+from elasticsearch import Elasticsearch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer import Status, Submission, Writer, WriterOptions, parse_object, to_document
+from tests.support.ndjson import event
+
+
+@given(
+    st.text(max_size=300),
+    st.dictionaries(st.text(max_size=5), st.integers(-(2**63), 2**63 - 1), max_size=3),
+)
+def test_a_document_size_is_exactly_its_share_of_the_bulk_body(text, metadata):
+    document = to_document(parse_object(event(1, text=text, metadata=metadata)).event, index="a")
+    sent = orjson.dumps(document.header) + b"\n" + document.body + b"\n"
+    assert document.size == len(sent)
+
+
+def test_events_larger_than_a_chunk_are_refused_without_a_request():
+    # Nothing listens on port 9: a request would fail, so none may be made.
+    client = Elasticsearch("http://127.0.0.1:9", max_retries=0)
+    writer = Writer(client, "alias", options=WriterOptions(chunk_bytes=2048))
+    results = [
+        w.result for w in writer.write([Submission(parse_object(event(1, text="x" * 4000)).event)])
+    ]
+    assert results[0].status is Status.REJECTED
+    assert "over the 2048-byte limit" in (results[0].reason or "")
+    client.close()
+
+
+def test_the_callers_submissions_are_not_modified():
+    client = Elasticsearch("http://127.0.0.1:9", max_retries=0)
+    submissions = [Submission(parse_object(event(1, text="x" * 4000)).event, token="t")]
+    before = [(s.event.model_dump(), s.token) for s in submissions]
+    list(Writer(client, "a", options=WriterOptions(chunk_bytes=2048)).write(submissions))
+    assert [(s.event.model_dump(), s.token) for s in submissions] == before
+    client.close()
