@@ -6,10 +6,12 @@ import click
 from pydantic import ValidationError
 
 from session_recall import __version__
+from session_recall.cli.agent_tools import mcp, tools
 from session_recall.cli.context import AppContext
 from session_recall.cli.delete import delete
 from session_recall.cli.ingest import ingest_command
 from session_recall.cli.node import node
+from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
 from session_recall.config import Settings
@@ -78,5 +80,10 @@ main.add_command(setup)
 main.add_command(ingest_command, name="ingest")
 main.add_command(serve)
 main.add_command(delete)
+main.add_command(search)
+main.add_command(search_session)
+main.add_command(search_conversations)
+main.add_command(tools)
+main.add_command(mcp)
 
 __all__ = ["main"]

@@ -17,7 +17,8 @@ from session_recall.config import Settings
 from session_recall.node import wait_until
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
-from tests.support.ndjson import event, free_port, stored
+from tests.support.ndjson import event, stored
+from tests.support.network import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -1,6 +1,5 @@
 """Session events as the indexer's tests feed them: dicts, NDJSON files, counts."""
 
-import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -56,9 +55,3 @@ def duplicated_event_ids(es: Elasticsearch, alias: str) -> list[str]:
         aggs={"dupes": {"terms": {"field": "event_id", "min_doc_count": 2, "size": 100}}},
     ).body
     return [bucket["key"] for bucket in body["aggregations"]["dupes"]["buckets"]]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])

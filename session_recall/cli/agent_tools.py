@@ -1,0 +1,79 @@
+"""`session-recall tools` and `session-recall mcp`: the tools as agents take them."""
+
+import json
+import logging
+
+import click
+
+from recall import CrossConversationSettings
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.tools import (
+    STYLES,
+    TOOLS,
+    BoundTool,
+    cross_conversation_tool,
+    cross_session_tool,
+    tool_definitions,
+)
+from session_recall.tools.searchers import Searchers
+
+
+@click.command("tools")
+@click.option(
+    "--style", type=click.Choice(STYLES), default="openai", show_default=True,
+    help="openai: function calling; anthropic: tool use; mcp: MCP tool listing.",
+)  # fmt: skip
+@click.argument("names", nargs=-1, type=click.Choice(sorted(TOOLS)))
+def tools(style: str, names: tuple[str, ...]) -> None:
+    """Print the tool definitions (name, description, JSON Schema) as JSON.
+
+    \b
+    Example:
+      session-recall tools --style anthropic cross_session_search
+    """
+    definitions = tool_definitions(list(names) or None, style)  # type: ignore[arg-type]
+    click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
+
+
+@click.command("mcp")
+@click.option("--user", required=True, help="The user whose sessions cross_session_search reads.")
+@click.option("--contact", help="With --inbox: also serve cross_conversation_search.")
+@click.option("--inbox", help="The inbox of --contact.")
+@click.option("--current-session", help="The conversation the agent is in.")
+@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
+@pass_app
+@reports_errors
+def mcp(
+    app: AppContext,
+    user: str,
+    contact: str | None,
+    inbox: str | None,
+    current_session: str | None,
+    lookback_days: int,
+) -> None:
+    """Serve the recall tools over stdio to an MCP client, bound to one user.
+
+    The scope is fixed here, on the command line: no tool call can change it.
+
+    \b
+    Example:
+      session-recall mcp --user alice --contact c-42 --inbox web
+    """
+    if bool(contact) != bool(inbox):
+        raise click.UsageError("--contact and --inbox go together.")
+    # Imported here: the MCP SDK is heavy, and no other command needs it.
+    import anyio
+
+    from session_recall.mcp_server import build_server, serve_stdio
+
+    # stdout carries the protocol: anything else a library logs goes to stderr.
+    logging.basicConfig(level=logging.WARNING, stream=click.get_text_stream("stderr"))
+    searchers = Searchers.from_settings(app.client, app.settings)
+    bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
+    if contact and inbox:
+        settings = CrossConversationSettings(enabled=True, lookback_days=lookback_days)
+        searcher = searchers.cross_conversation(
+            contact_id=contact, inbox_id=inbox, settings=settings
+        )
+        bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
+    anyio.run(serve_stdio, build_server(bound))

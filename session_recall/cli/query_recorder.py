@@ -1,0 +1,23 @@
+"""`--show-query`: a stand-in client that records the request bodies instead of sending them.
+
+The searchers build their requests exactly as they would for Elasticsearch; this
+client answers every search with no hits, so nothing reaches a server and nothing is
+needed to run it.
+"""
+
+from types import SimpleNamespace
+from typing import Any
+
+_EMPTY = {"hits": {"hits": []}, "aggregations": {}}
+
+
+class QueryRecorder:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def search(self, *, index: str, body: dict[str, Any], routing: str | None = None,
+               **params: Any) -> SimpleNamespace:  # fmt: skip
+        request: dict[str, Any] = {"index": index, "routing": routing, "body": body}
+        request |= {k: v for k, v in params.items() if v is not None}
+        self.requests.append(request)
+        return SimpleNamespace(body=_EMPTY)

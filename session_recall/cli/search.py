@@ -1,0 +1,197 @@
+"""`search`, `search-session`, `search-conversations`: the recall tools from a shell.
+
+Each prints the tool output by default (what a model would see), the typed page with
+`--format json`, or the Elasticsearch request with `--show-query`.
+"""
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from recall import CrossConversationSettings, IndexNotFound, RecallError, RecallPage
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.query_recorder import QueryRecorder
+from session_recall.tools import render_items
+from session_recall.tools.searchers import Searchers
+
+Run = Callable[[Searchers], RecallPage]
+
+match_option = click.option(
+    "--match", type=click.Choice(["any", "all"]), default="any", show_default=True,
+    help="How comma-separated terms combine.",
+)  # fmt: skip
+_PAGING_OPTIONS = [
+    click.option("--page", default=0, show_default=True, help="Zero-indexed page."),
+    click.option("--page-size", default=10, show_default=True, help="Results per page."),
+    click.option("--cursor", help="next_cursor of a previous --format json page."),
+    click.option(
+        "--format", "fmt", type=click.Choice(["tool", "json"]), default="tool",
+        show_default=True,
+        help="tool: the tool output a model sees; json: the typed page with next_cursor.",
+    ),
+    click.option(
+        "--show-query", is_flag=True, help="Print the Elasticsearch request instead of running it."
+    ),
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Paging:
+    """What every search command takes besides its scope and query."""
+
+    page: int
+    page_size: int
+    cursor: str | None
+    fmt: str
+    show_query: bool
+
+
+def paging_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Adds the shared options and hands them to the command as one `paging` argument."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, page: int, page_size: int, cursor: str | None, fmt: str,
+                show_query: bool, **kwargs: Any) -> None:  # fmt: skip
+        func(*args, paging=Paging(page, page_size, cursor, fmt, show_query), **kwargs)
+
+    for option in reversed(_PAGING_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
+    if paging.show_query:
+        recorder = QueryRecorder()
+        run(Searchers.from_settings(recorder, app.settings))  # type: ignore[arg-type]
+        click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
+        return
+    try:
+        page = run(Searchers.from_settings(app.client, app.settings))
+    except IndexNotFound:
+        raise
+    except RecallError as err:
+        raise click.UsageError(str(err)) from None
+    if paging.fmt == "json":
+        click.echo(page.model_dump_json(indent=2))
+    else:
+        click.echo(render_items(page.items, with_session=with_session))
+
+
+@click.command("search")
+@click.option("--user", required=True, help="The user whose sessions are searched.")
+@match_option
+@click.option("--since", help="Only events at or after this instant, e.g. 2026-07-01T00:00:00Z.")
+@paging_options
+@click.argument("query")
+@pass_app
+@reports_errors
+def search(
+    app: AppContext,
+    user: str,
+    match: str,
+    since: str | None,
+    paging: Paging,
+    query: str,
+) -> None:
+    """cross_session_search: every session of one user.
+
+    QUERY is a keyword or phrase, or up to 20 comma-separated ones.
+
+    \b
+    Example:
+      session-recall search --user alice --match all "offsite, lisbon"
+    """
+
+    def run(searchers: Searchers) -> RecallPage:
+        searcher = searchers.cross_session(user_id=user, page_size=paging.page_size)
+        return searcher.search(
+            query,
+            match=match,
+            since=since,
+            page=paging.page,
+            cursor=paging.cursor,  # type: ignore[arg-type]
+        )
+
+    _run(app, paging, run, with_session=True)
+
+
+@click.command("search-session")
+@click.option("--user", required=True, help="The user the session belongs to.")
+@click.option("--session", required=True, help="The session searched.")
+@paging_options
+@click.argument("query")
+@pass_app
+@reports_errors
+def search_session(
+    app: AppContext,
+    user: str,
+    session: str,
+    paging: Paging,
+    query: str,
+) -> None:
+    """conversation_search: one session. QUERY is one keyword or phrase.
+
+    \b
+    Example:
+      session-recall search-session --user alice --session s-trip lisbon
+    """
+
+    def run(searchers: Searchers) -> RecallPage:
+        searcher = searchers.conversation(
+            user_id=user, session_id=session, page_size=paging.page_size
+        )
+        return searcher.search(query, page=paging.page, cursor=paging.cursor)
+
+    _run(app, paging, run, with_session=False)
+
+
+@click.command("search-conversations")
+@click.option("--contact", required=True, help="The contact (end customer).")
+@click.option("--inbox", required=True, help="The inbox (channel).")
+@click.option("--current-session", help="The conversation the agent is in; always searched.")
+@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
+              help="How recent a conversation's last message must be.")  # fmt: skip
+@click.option("--enabled/--disabled", default=False, show_default=True,
+              help="Disabled searches only the current conversation.")  # fmt: skip
+@match_option
+@paging_options
+@click.argument("query")
+@pass_app
+@reports_errors
+def search_conversations(
+    app: AppContext,
+    contact: str,
+    inbox: str,
+    current_session: str | None,
+    lookback_days: int,
+    enabled: bool,
+    match: str,
+    paging: Paging,
+    query: str,
+) -> None:
+    """Cross-conversation search: a contact's recent conversations in one inbox.
+
+    \b
+    Example:
+      session-recall search-conversations --contact c-42 --inbox web \\
+        --current-session conv-102 --enabled "order 7731"
+    """
+    settings = CrossConversationSettings(enabled=enabled, lookback_days=lookback_days)
+
+    def run(searchers: Searchers) -> RecallPage:
+        searcher = searchers.cross_conversation(
+            contact_id=contact, inbox_id=inbox, settings=settings, page_size=paging.page_size
+        )
+        return searcher.search(
+            query,
+            current_session_id=current_session,
+            match=match,  # type: ignore[arg-type]
+            page=paging.page,
+            cursor=paging.cursor,
+        )
+
+    _run(app, paging, run, with_session=True)

@@ -1,0 +1,25 @@
+"""Agent tools over the recall engine: definitions, argument checking, reference output."""
+
+from session_recall.tools.bound_tool import (
+    BoundTool,
+    ToolArgumentError,
+    conversation_tool,
+    cross_conversation_tool,
+    cross_session_tool,
+)
+from session_recall.tools.definitions import STYLES, TOOLS, ToolSpec, tool_definitions
+from session_recall.tools.output import NO_RESULTS, render_items
+
+__all__ = [
+    "NO_RESULTS",
+    "STYLES",
+    "TOOLS",
+    "BoundTool",
+    "ToolArgumentError",
+    "ToolSpec",
+    "conversation_tool",
+    "cross_conversation_tool",
+    "cross_session_tool",
+    "render_items",
+    "tool_definitions",
+]

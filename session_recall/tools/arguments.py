@@ -1,0 +1,71 @@
+"""The arguments a model sends to each tool, as pydantic models.
+
+These models are the one source of the tool definitions: the JSON Schema a framework
+hands to the model is generated from them, and the same models validate what comes
+back. None of them has a field that names a user, a session, a contact, an inbox or
+an index: the scope is bound by the application, never by the model.
+"""
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+INNER_THOUGHT = "Deep inner monologue private to you only."
+PAGE = "Page of results to retrieve (0-indexed). Omit or use 0 for the first page."
+MATCH_MODE = "'any' (default) or 'all': how multiple comma-separated keywords in 'query' combine."
+SINCE = (
+    "ISO-8601 instant (e.g. '2026-07-01T00:00:00Z'); only events at or after this time are "
+    "considered. Omit to search the full history."
+)
+TERMS = (
+    "Case-insensitive keyword or phrase to search for. Supply multiple, comma-separated "
+    "keywords to search for more than one term at once (up to 20 terms per call)."
+)
+
+
+def _none_to_zero(value: object) -> object:
+    return 0 if value is None else value
+
+
+def _blank_to_none(value: object) -> object:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _lower(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+# A negative page is clamped to 0, as the reference tools do; null means "first page".
+Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE)]
+MatchMode = Annotated[Literal["any", "all"], BeforeValidator(_lower), Field(description=MATCH_MODE)]
+
+
+class ToolArguments(BaseModel):
+    """Unknown arguments are refused (`extra="forbid"`), so none can widen the scope."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, frozen=True)
+
+    # Required, as in the reference, and never echoed: excluded from dumps and reprs.
+    inner_thought: str = Field(
+        alias="innerThought", description=INNER_THOUGHT, repr=False, exclude=True
+    )
+
+
+class CrossSessionSearchArguments(ToolArguments):
+    query: str = Field(description=TERMS)
+    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    since: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
+        default=None, description=SINCE
+    )
+    page: Page = 0
+
+
+class ConversationSearchArguments(ToolArguments):
+    query: str = Field(description="Keyword to search for in the conversation history.")
+    page: Page = 0
+
+
+class CrossConversationSearchArguments(ToolArguments):
+    query: str = Field(description=TERMS)
+    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    page: Page = 0

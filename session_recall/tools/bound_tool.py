@@ -1,0 +1,125 @@
+"""A tool bound to its scope: the application builds it, the model only calls it.
+
+`BoundTool.call(arguments)` takes the arguments exactly as a model sends them and
+returns the reference's output string. Whatever goes wrong, the model gets one short
+line it can act on, never a stack trace or an Elasticsearch error body.
+"""
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from elasticsearch import ApiError, TransportError
+from pydantic import BaseModel, ValidationError
+
+from recall import ConversationSearcher, CrossConversationSearcher, CrossSessionSearcher, RecallPage
+from session_recall.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.tools.arguments import (
+    ConversationSearchArguments,
+    CrossConversationSearchArguments,
+    CrossSessionSearchArguments,
+)
+from session_recall.tools.definitions import (
+    CONVERSATION_SEARCH,
+    CROSS_CONVERSATION_SEARCH,
+    CROSS_SESSION_SEARCH,
+    ToolSpec,
+)
+from session_recall.tools.output import render_error, render_items
+
+log = logging.getLogger(__name__)
+
+UNAVAILABLE = "The search is unavailable right now; try again in a moment."
+
+
+@dataclass(frozen=True)
+class BoundTool:
+    spec: ToolSpec
+    # (validated arguments, cursor) -> page; the cursor comes from the application, never
+    # from the model's arguments.
+    search: Callable[[Any, str | None], RecallPage]
+    with_session: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def parse(self, arguments: Mapping[str, Any]) -> BaseModel:
+        """Validated arguments, or a `ToolArgumentError` whose text a model can act on."""
+        try:
+            return self.spec.arguments.model_validate(dict(arguments))
+        except ValidationError as err:
+            raise ToolArgumentError(_describe(err, self.spec)) from None
+
+    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> RecallPage:
+        """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
+        args = self.parse(arguments)
+        # Logged without innerThought, which stays private to the model.
+        log.debug("%s %s", self.name, args.model_dump(by_alias=True))
+        try:
+            return self.search(args, cursor)
+        except (ApiError, TransportError) as err:
+            log.warning("%s failed: %s", self.name, type(err).__name__)
+            raise ElasticsearchUnavailable(UNAVAILABLE) from None
+
+    def render(self, page: RecallPage) -> str:
+        return render_items(page.items, with_session=self.with_session)
+
+    def call(self, arguments: Mapping[str, Any]) -> str:
+        """The reference's output for a model's call; errors become one short line."""
+        try:
+            return self.render(self.run(arguments))
+        except SessionRecallError as err:
+            return render_error(str(err))
+
+
+class ToolArgumentError(SessionRecallError):
+    """The model's arguments do not fit the tool's schema."""
+
+
+def _describe(err: ValidationError, spec: ToolSpec) -> str:
+    # Built from locations and messages only: pydantic's `input` would echo what the
+    # model sent, innerThought included.
+    allowed = ", ".join(field.alias or name for name, field in spec.arguments.model_fields.items())
+    problems = []
+    for error in err.errors(include_input=False, include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown argument '{where}'")
+        elif error["type"] == "missing":
+            problems.append(f"'{where}' is required")
+        else:
+            problems.append(f"'{where}': {error['msg']}")
+    return f"{'; '.join(problems)}. {spec.name} takes: {allowed}; its scope is fixed."
+
+
+def cross_session_tool(searcher: CrossSessionSearcher) -> BoundTool:
+    def search(args: CrossSessionSearchArguments, cursor: str | None) -> RecallPage:
+        return searcher.search(
+            args.query, match=args.match_mode, since=args.since, page=args.page, cursor=cursor
+        )
+
+    return BoundTool(CROSS_SESSION_SEARCH, search)
+
+
+def conversation_tool(searcher: ConversationSearcher) -> BoundTool:
+    def search(args: ConversationSearchArguments, cursor: str | None) -> RecallPage:
+        return searcher.search(args.query, page=args.page, cursor=cursor)
+
+    return BoundTool(CONVERSATION_SEARCH, search, with_session=False)
+
+
+def cross_conversation_tool(
+    searcher: CrossConversationSearcher, *, current_session_id: str | None
+) -> BoundTool:
+    def search(args: CrossConversationSearchArguments, cursor: str | None) -> RecallPage:
+        return searcher.search(
+            args.query,
+            current_session_id=current_session_id,
+            match=args.match_mode,
+            page=args.page,
+            cursor=cursor,
+        )
+
+    return BoundTool(CROSS_CONVERSATION_SEARCH, search)

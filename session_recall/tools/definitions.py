@@ -1,0 +1,99 @@
+"""Tool definitions (name, description, JSON Schema), generated from the argument models.
+
+`tool_definitions(names, style)` renders them in the shapes agent frameworks take:
+OpenAI-style function calling, Anthropic tool use, and MCP.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from session_recall.tools.arguments import (
+    ConversationSearchArguments,
+    CrossConversationSearchArguments,
+    CrossSessionSearchArguments,
+)
+
+Style = Literal["openai", "anthropic", "mcp"]
+STYLES: tuple[Style, ...] = ("openai", "anthropic", "mcp")
+
+_SYNTAX = (
+    " Terms match whole words or exact phrases, ignoring case; there are no wildcards and no "
+    "regular expressions."
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    arguments: type[BaseModel]
+
+    def json_schema(self) -> dict[str, Any]:
+        schema = self.arguments.model_json_schema(by_alias=True)
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema["additionalProperties"] = False
+        return schema
+
+
+CROSS_SESSION_SEARCH = ToolSpec(
+    name="cross_session_search",
+    description=(
+        "Search across ALL of a user's sessions (not just the current one) for events matching "
+        "the given criteria. Intended for maintenance/analysis agents that need historical signal "
+        "spanning many past conversations, not for use by a live conversational agent (which "
+        "should prefer conversation_search). Returns paginated results ordered chronologically."
+        + _SYNTAX
+        + " The user is fixed by the application: no argument can select another user."
+    ),
+    arguments=CrossSessionSearchArguments,
+)
+
+CONVERSATION_SEARCH = ToolSpec(
+    name="conversation_search",
+    description=(
+        "Search the full prior conversation history using case-insensitive keyword matching. "
+        "Returns paginated results ordered chronologically."
+        + _SYNTAX
+        + " Only the current conversation is searched; the application chooses it."
+    ),
+    arguments=ConversationSearchArguments,
+)
+
+CROSS_CONVERSATION_SEARCH = ToolSpec(
+    name="cross_conversation_search",
+    description=(
+        "Search this customer's recent conversations in this inbox, including the current one, "
+        "for messages matching the given criteria: use it to recall what the customer said or "
+        "was told in earlier conversations. Returns paginated results ordered chronologically."
+        + _SYNTAX
+        + " The customer and the inbox are fixed by the application."
+    ),
+    arguments=CrossConversationSearchArguments,
+)
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (CROSS_SESSION_SEARCH, CONVERSATION_SEARCH, CROSS_CONVERSATION_SEARCH)
+}
+
+
+def render_definition(spec: ToolSpec, style: Style) -> dict[str, Any]:
+    schema = spec.json_schema()
+    if style == "openai":
+        return {
+            "type": "function",
+            "function": {"name": spec.name, "description": spec.description, "parameters": schema},
+        }
+    if style == "anthropic":
+        return {"name": spec.name, "description": spec.description, "input_schema": schema}
+    return {"name": spec.name, "description": spec.description, "inputSchema": schema}
+
+
+def tool_definitions(
+    names: list[str] | None = None, style: Style = "openai"
+) -> list[dict[str, Any]]:
+    return [render_definition(TOOLS[name], style) for name in (names or list(TOOLS))]

@@ -1,0 +1,38 @@
+"""Tool output exactly as the reference tools give it.
+
+A compact JSON array of `{"sessionId","timestamp","type","text"}` objects in
+chronological order (`conversation_search` leaves out `sessionId`), or the sentence
+"No results found." Timestamps are rendered like Java's `Instant.toString`.
+"""
+
+import json
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from session_recall.instant import Instant
+
+NO_RESULTS = "No results found."
+
+
+class _Item(Protocol):
+    session_id: str
+    timestamp: Instant
+    type: str
+    text: str
+
+
+def render_items(items: Iterable[_Item], *, with_session: bool = True) -> str:
+    rows: list[dict[str, Any]] = []
+    for item in items:
+        row = {"sessionId": item.session_id} if with_session else {}
+        row |= {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+        rows.append(row)
+    if not rows:
+        return NO_RESULTS
+    # Compact separators and raw UTF-8, as Jackson writes them in the reference.
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_error(message: str) -> str:
+    """What a model sees when its call was invalid: one short, actionable line."""
+    return f"Error: {message}"

@@ -1,0 +1,153 @@
+"""The recall endpoints end to end: a real `session-recall serve` process, events posted
+to it, tool calls answered from the real node, and the bearer token enforced."""
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from elasticsearch import Elasticsearch
+
+from session_recall.instant import Instant
+from session_recall.node import wait_until
+from tests.support.network import free_port
+from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
+
+pytestmark = pytest.mark.integration
+
+TOKEN = "recall-endpoint-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+ALICE = "/v1/users/alice/tools/cross_session_search"
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": module_alias,
+        "SESSION_RECALL_HOME": str(tmp_path_factory.mktemp("home")),
+        "SESSION_RECALL_TOKEN": TOKEN,
+    }
+    process = subprocess.Popen(
+        ["session-recall", "serve", "--port", str(port), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        assert wait_until(lambda: process.poll() is None and _answers(url), timeout=60), (
+            process.stderr.read().decode() if process.poll() is not None else "no answer"
+        )
+        stored = httpx.post(
+            f"{url}/v1/events",
+            content=SAMPLE.read_bytes(),
+            headers={**AUTH, "Content-Type": "application/x-ndjson"},
+            timeout=30,
+        )
+        assert stored.status_code == 200, stored.text
+        Elasticsearch(es_url).indices.refresh(index=module_alias)
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        process.stderr.close()
+
+
+def test_without_the_token_the_tools_answer_401(server: str):
+    response = httpx.post(f"{server}{ALICE}", json={"innerThought": THOUGHT, "query": "x"})
+    assert response.status_code == 401
+    assert THOUGHT not in response.text
+
+
+def test_the_tool_output_comes_back_as_a_model_reads_it(server: str):
+    body = {"innerThought": THOUGHT, "query": "we decided, let's go with"}
+    response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    assert response.text == f"[{DECIDED},{GO_WITH},{BOTH}]"
+
+
+def test_the_typed_page_pages_with_its_cursor(server: str):
+    body = {"innerThought": THOUGHT, "query": "we decided, let's go with"}
+    first = httpx.post(f"{server}{ALICE}?format=page&page_size=2", json=body, headers=AUTH)
+    assert first.status_code == 200, first.text
+    page = first.json()
+    assert [item["session_id"] for item in page["items"]] == ["s-trip", "s-stack"]
+    rest = httpx.post(
+        f"{server}{ALICE}",
+        params={"format": "page", "page_size": 2, "cursor": page["next_cursor"]},
+        json=body,
+        headers=AUTH,
+    )
+    assert rest.status_code == 200, rest.text
+    assert [item["session_id"] for item in rest.json()["items"]] == ["s-notes"]
+    assert rest.json()["next_cursor"] is None
+
+
+@pytest.mark.parametrize("smuggled", ["userId", "user", "sessionId", "index"])
+def test_a_scope_argument_in_the_body_is_refused(server: str, smuggled: str):
+    body = {"innerThought": THOUGHT, "query": "launch", smuggled: "bob"}
+    response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
+    assert response.status_code == 422
+    assert response.text.startswith(f"Error: unknown argument '{smuggled}'")
+    assert "Friday" not in response.text and THOUGHT not in response.text
+
+
+def test_invalid_arguments_get_the_models_error_line(server: str):
+    body = {"innerThought": THOUGHT, "query": "x", "since": "2026-07-01"}
+    response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
+    assert response.status_code == 422
+    assert "2026-07-01T00:00:00Z" in response.text
+
+
+def test_conversation_search_is_bound_to_the_session_in_the_path(server: str):
+    path = "/v1/users/alice/sessions/s-stack/tools/conversation_search"
+    body = {"innerThought": THOUGHT, "query": "decided"}
+    assert httpx.post(f"{server}{path}", json=body, headers=AUTH).text == "No results found."
+    body["query"] = "Postgres"
+    text = httpx.post(f"{server}{path}", json=body, headers=AUTH).text
+    assert '"text":"For the new service, Postgres or Elasticsearch?"' in text
+    assert "sessionId" not in text
+
+
+def test_cross_conversation_search_takes_its_scope_from_path_and_query(server: str):
+    path = "/v1/contacts/c-42/inboxes/web/tools/cross_conversation_search"
+    body = {"innerThought": THOUGHT, "query": "order 7731"}
+    # Disabled (the default): the current conversation only.
+    only_current = httpx.post(
+        f"{server}{path}", params={"current_session": "conv-102"}, json=body, headers=AUTH
+    )
+    assert only_current.status_code == 200, only_current.text
+    assert "conv-102" in only_current.text and "conv-101" not in only_current.text
+    # Enabled, with a year of lookback: the contact's other web chats too.
+    wide = httpx.post(
+        f"{server}{path}",
+        params={"current_session": "conv-102", "enabled": "true", "lookback_days": 365},
+        json=body,
+        headers=AUTH,
+    )
+    conv_101_ends = Instant.parse("2026-05-10T11:01:00Z").nanos
+    in_window = Instant.now().nanos - 365 * 86_400 * 10**9 <= conv_101_ends
+    assert ("conv-101" in wide.text) == in_window
+    assert "conv-201" not in wide.text and "conv-301" not in wide.text
+
+
+def test_the_openapi_document_lists_the_tool_endpoints(server: str):
+    document = httpx.get(f"{server}/openapi.json").json()
+    assert ALICE.replace("alice", "{user}") in document["paths"]
+    operation = document["paths"][ALICE.replace("alice", "{user}")]["post"]
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    assert schema.endswith("CrossSessionSearchArguments")
+    assert "CrossSessionSearchArguments" in document["components"]["schemas"]

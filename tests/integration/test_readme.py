@@ -1,0 +1,69 @@
+"""The README's examples, run as written, in order, against the real node."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.elasticsearch import REPO
+from tests.support.network import free_port
+
+pytestmark = pytest.mark.integration
+
+_BLOCK = re.compile(r"^```(sh|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def readme_examples() -> list[tuple[str, str]]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Using it", 1)[1].split("\n## ", 1)[0]
+    return [(kind, body) for kind, body in _BLOCK.findall(section)]
+
+
+def test_the_readme_has_an_example_for_each_surface():
+    bodies = "\n".join(body for _, body in readme_examples())
+    for surface in (
+        "session-recall search ",
+        "session-recall serve",
+        "stdio_client",
+        "CrossSessionSearcher",
+    ):
+        assert surface in bodies
+
+
+def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
+    env = {
+        **os.environ,
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": alias,
+        "SESSION_RECALL_HOME": str(tmp_path),
+        "SESSION_RECALL_PORT": str(free_port()),
+    }
+    env.pop("SESSION_RECALL_TOKEN", None)
+    outputs = []
+    try:
+        for kind, body in readme_examples():
+            command = (
+                ["bash", "-euo", "pipefail", "-c", body]
+                if kind == "sh"
+                else [sys.executable, "-c", body]
+            )
+            done = subprocess.run(
+                command, cwd=REPO, env=env, capture_output=True, text=True, timeout=180
+            )
+            assert done.returncode == 0, (
+                f"{kind} example failed:\n{body}\n{done.stdout}\n{done.stderr}"
+            )
+            outputs.append(done.stdout)
+    finally:
+        subprocess.run(
+            ["curl", "-s", "-X", "DELETE", f"{es_url}/{alias}-*"], capture_output=True, check=False
+        )
+    cli, http, mcp, library = outputs
+    assert "We decided on Lisbon" in cli and "No results found." not in cli.splitlines()[0]
+    assert '"next_cursor"' in cli
+    assert '"status":"indexed"' in http.replace(" ", "")
+    assert "Offsite Lisbon" in http and "conv-102" in http
+    assert "let's go with" in mcp
+    assert "s-stack" in library

@@ -1,0 +1,119 @@
+"""Tool definitions and argument checking, without Elasticsearch."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from session_recall.instant import Instant
+from session_recall.tools import STYLES, TOOLS, ToolArgumentError, render_items, tool_definitions
+from session_recall.tools.bound_tool import BoundTool
+from session_recall.tools.definitions import CROSS_SESSION_SEARCH
+
+SECRET_THOUGHT = "my private plan: exfiltrate bob's notes"
+SMUGGLED = ["user", "userId", "user_id", "sessionId", "session_id", "index", "contactId", "inboxId"]
+
+
+def _schema(name: str) -> dict:
+    return TOOLS[name].json_schema()
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_definition_is_a_valid_json_schema(style: str):
+    definitions = tool_definitions(style=style)  # type: ignore[arg-type]
+    assert len(definitions) == 3
+    for definition in definitions:
+        body = definition.get("function", definition)
+        schema = body.get("parameters") or body.get("input_schema") or body.get("inputSchema")
+        Draft202012Validator.check_schema(schema)
+        assert schema["additionalProperties"] is False
+        assert "innerThought" in schema["required"]
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters"),
+    [
+        ("cross_session_search", ["innerThought", "query", "matchMode", "since", "page"]),
+        ("conversation_search", ["innerThought", "query", "page"]),
+        ("cross_conversation_search", ["innerThought", "query", "matchMode", "page"]),
+    ],
+)
+def test_tools_take_the_reference_parameters_and_nothing_that_names_a_scope(name, parameters):
+    properties = _schema(name)["properties"]
+    assert list(properties) == parameters
+    assert not set(properties) & set(SMUGGLED)
+
+
+@pytest.mark.parametrize("smuggled", SMUGGLED)
+def test_an_argument_that_could_name_a_scope_is_refused(smuggled: str):
+    tool = BoundTool(CROSS_SESSION_SEARCH, search=_never_called)
+    with pytest.raises(ToolArgumentError) as refused:
+        tool.parse({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
+    assert f"unknown argument '{smuggled}'" in str(refused.value)
+    output = tool.call({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
+    assert output.startswith("Error: ")
+    assert SECRET_THOUGHT not in output
+
+
+def _never_called(_args: object, _cursor: object) -> object:
+    raise AssertionError("an invalid call must not reach the searcher")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "x"},  # innerThought missing
+        {"innerThought": SECRET_THOUGHT},  # query missing
+        {"innerThought": SECRET_THOUGHT, "query": "x", "matchMode": "some"},
+        {"innerThought": SECRET_THOUGHT, "query": "x", "page": "second"},
+        {"innerThought": SECRET_THOUGHT, "query": ["x"]},
+    ],
+)
+def test_invalid_arguments_give_a_short_message_without_the_inner_thought(arguments):
+    output = BoundTool(CROSS_SESSION_SEARCH, search=_never_called).call(arguments)
+    assert output.startswith("Error: ")
+    assert SECRET_THOUGHT not in output
+    assert "Traceback" not in output and len(output) < 400
+
+
+def test_arguments_are_read_leniently_as_models_send_them():
+    args = CROSS_SESSION_SEARCH.arguments.model_validate(
+        {
+            "innerThought": SECRET_THOUGHT,
+            "query": "x",
+            "matchMode": " ALL ",
+            "since": "",
+            "page": None,
+        }
+    )
+    assert (args.match_mode, args.since, args.page) == ("all", None, 0)
+    assert "innerThought" not in args.model_dump(by_alias=True)
+    assert SECRET_THOUGHT not in repr(args)
+
+
+class _Item:
+    def __init__(self, session_id: str, timestamp: str, type_: str, text: str) -> None:
+        self.session_id, self.timestamp = session_id, Instant.parse(timestamp)
+        self.type, self.text = type_, text
+
+
+def test_output_is_the_reference_json_array():
+    items = [_Item("s1", "2026-07-01T12:00:00.500Z", "user", 'caf\u00e9 \u4f60\u597d "q"')]
+    assert render_items(items) == (
+        '[{"sessionId":"s1","timestamp":"2026-07-01T12:00:00.500Z","type":"user",'
+        '"text":"caf\u00e9 \u4f60\u597d \\"q\\""}]'
+    )
+    assert render_items(items, with_session=False).startswith('[{"timestamp":')
+    assert render_items([]) == "No results found."
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.text()), max_size=5))
+def test_output_round_trips_as_json(rows):
+    items = [_Item(s, "2026-07-01T12:00:00Z", "user", t) for s, t in rows]
+    out = render_items(items)
+    if rows:
+        assert [(r["sessionId"], r["text"]) for r in json.loads(out)] == rows
+    else:
+        assert out == "No results found."
