@@ -78,9 +78,9 @@ def ingest_command(
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
-    Each event is stored once, however often it is ingested. Refused lines go to the
-    dead-letter file with the reason. Exit 0 when every event was accepted, 1 when
-    some went to the dead-letter file.
+    Each event is stored once, however often it is ingested, and is searchable when
+    the command returns. Refused lines go to the dead-letter file with the reason.
+    Exit 0 when every event was accepted, 1 when some went to the dead-letter file.
 
     \b
     Example:
@@ -113,6 +113,9 @@ def ingest_command(
             except WriteUnavailable as err:
                 resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
                 raise click.ClickException(f"{err}{resume}") from None
+        # One refresh, so that what was just stored is searchable when the command
+        # returns (a search right after an ingest would otherwise miss up to 1 s of it).
+        client.indices.refresh(index=app.settings.index)
     _finish(summary)
 
 
