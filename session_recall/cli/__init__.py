@@ -67,7 +67,7 @@ def main(
         "SESSION_RECALL_HOME": home,
     }  # fmt: skip
     try:
-        settings = Settings(**{k: v for k, v in values.items() if v is not None})
+        settings = Settings.model_validate({k: v for k, v in values.items() if v is not None})
     except SessionRecallError as err:
         raise click.UsageError(str(err)) from None
     except ValidationError as err:

@@ -8,7 +8,7 @@ needed to run it.
 from types import SimpleNamespace
 from typing import Any
 
-_EMPTY = {"hits": {"hits": []}, "aggregations": {}}
+_EMPTY: dict[str, Any] = {"hits": {"hits": []}, "aggregations": {}}
 
 
 class QueryRecorder:

@@ -8,11 +8,11 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import click
 
-from recall import CrossConversationSettings, IndexNotFound, RecallError, RecallPage
+from recall import CrossConversationSettings, IndexNotFound, MatchMode, RecallError, RecallPage
 from session_recall.cli.context import AppContext, pass_app, reports_errors
 from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.tools import render_items
@@ -109,11 +109,7 @@ def search(
     def run(searchers: Searchers) -> RecallPage:
         searcher = searchers.cross_session(user_id=user, page_size=paging.page_size)
         return searcher.search(
-            query,
-            match=match,
-            since=since,
-            page=paging.page,
-            cursor=paging.cursor,  # type: ignore[arg-type]
+            query, match=cast(MatchMode, match), since=since, page=paging.page, cursor=paging.cursor
         )
 
     _run(app, paging, run, with_session=True)
@@ -189,7 +185,7 @@ def search_conversations(
         return searcher.search(
             query,
             current_session_id=current_session,
-            match=match,  # type: ignore[arg-type]
+            match=cast(MatchMode, match),
             page=paging.page,
             cursor=paging.cursor,
         )

@@ -7,24 +7,17 @@ chronological order (`conversation_search` leaves out `sessionId`), or the sente
 
 import json
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any
 
-from session_recall.instant import Instant
+from recall import RecallItem
 
 NO_RESULTS = "No results found."
 
 
-class _Item(Protocol):
-    session_id: str
-    timestamp: Instant
-    type: str
-    text: str
-
-
-def render_items(items: Iterable[_Item], *, with_session: bool = True) -> str:
+def render_items(items: Iterable[RecallItem], *, with_session: bool = True) -> str:
     rows: list[dict[str, Any]] = []
     for item in items:
-        row = {"sessionId": item.session_id} if with_session else {}
+        row: dict[str, Any] = {"sessionId": item.session_id} if with_session else {}
         row |= {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
         rows.append(row)
     if not rows:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from session_recall.instant import Instant
+from recall import RecallItem
 from session_recall.tools import STYLES, TOOLS, ToolArgumentError, render_items, tool_definitions
 from session_recall.tools.bound_tool import BoundTool
 from session_recall.tools.definitions import CROSS_SESSION_SEARCH
@@ -93,10 +93,10 @@ def test_arguments_are_read_leniently_as_models_send_them():
     assert SECRET_THOUGHT not in repr(args)
 
 
-class _Item:
-    def __init__(self, session_id: str, timestamp: str, type_: str, text: str) -> None:
-        self.session_id, self.timestamp = session_id, Instant.parse(timestamp)
-        self.type, self.text = type_, text
+def _Item(session_id: str, timestamp: str, type_: str, text: str) -> RecallItem:
+    return RecallItem(
+        session_id=session_id, timestamp=timestamp, type=type_, text=text, event_id="e"
+    )
 
 
 def test_output_is_the_reference_json_array():
