@@ -33,6 +33,7 @@ from recall.errors import (
     InvalidScope,
     InvalidSince,
     RecallError,
+    SearchRefused,
     TermTooLong,
     TooManyTerms,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "RecallError",
     "RecallItem",
     "RecallPage",
+    "SearchRefused",
     "TermTooLong",
     "TooManyTerms",
     "load_cursor_key",

@@ -50,3 +50,7 @@ class InvalidScope(RecallError):
 
 class IndexNotFound(RecallError):
     """The alias to search does not exist."""
+
+
+class SearchRefused(RecallError):
+    """Elasticsearch refused the search for a reason retrying will not fix (e.g. 403)."""

@@ -5,10 +5,10 @@ Engine errors that a caller can act on become domain errors with a next step.
 
 from typing import Any
 
+from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, NotFoundError
 from elasticsearch import ConnectionError as ConnectionFailed
-from elasticsearch import ConnectionTimeout, Elasticsearch, NotFoundError
 
-from recall.errors import IndexNotFound
+from recall.errors import IndexNotFound, SearchRefused
 from session_recall.errors import ElasticsearchUnavailable
 
 
@@ -33,6 +33,18 @@ def search(
         raise ElasticsearchUnavailable(
             f"Elasticsearch did not answer the search: {type(err).__name__}.",
             hint="Check ELASTICSEARCH_URL and that the node runs, then retry.",
+        ) from None
+    except ApiError as err:
+        # Overload and server errors pass with time; anything else (a key without read
+        # privilege, a rejected request) needs someone to act, and retrying will not help.
+        if err.status_code == 429 or err.status_code >= 500:
+            raise ElasticsearchUnavailable(
+                f"Elasticsearch could not run the search now ({err.status_code} {err.error}).",
+                hint="Retry in a few seconds.",
+            ) from None
+        raise SearchRefused(
+            f"Elasticsearch refused the search ({err.status_code} {err.error}).",
+            hint=f"Check that the credentials may read {alias!r} (privilege 'read').",
         ) from None
     body_out: dict[str, Any] = response.body
     return body_out

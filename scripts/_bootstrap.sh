@@ -4,6 +4,10 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 export SESSION_RECALL_HOME="${SESSION_RECALL_HOME:-$REPO/.cache}"
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "session-recall needs Python 3.11 or newer as python3; found: $(python3 --version 2>&1)." >&2
+  exit 1
+fi
 if [ ! -x .venv/bin/python ]; then
   echo "==> Creating .venv"
   python3 -m venv .venv
@@ -20,4 +24,13 @@ fi
 
 docker_engine_answers() {
   command -v docker >/dev/null 2>&1 && timeout 15 docker info >/dev/null 2>&1
+}
+
+# Fails early, with the next step, when there is no way to get an Elasticsearch.
+require_elasticsearch_source() {
+  if [ -z "${ELASTICSEARCH_URL:-}" ] && ! docker_engine_answers && ! command -v mvn >/dev/null 2>&1; then
+    echo "No Elasticsearch: set ELASTICSEARCH_URL, start a Docker engine, or install Maven" \
+      "(e.g. apt-get install maven) so that a local node can be fetched." >&2
+    exit 1
+  fi
 }

@@ -5,6 +5,7 @@ import logging
 import re
 import uuid
 from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -17,12 +18,23 @@ from tests.support.elasticsearch import DedicatedNodes, Provided, provide_elasti
 log = logging.getLogger("tests")
 
 
+def _without_credentials(url: str) -> str:
+    """The URL as it may be printed: user and password (if any) masked."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"***@{host}:{parts.port}" if parts.port else f"***@{host}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 @pytest.fixture(scope="session")
 def elasticsearch(request: pytest.FixtureRequest) -> Iterator[Provided]:
     with provide_elasticsearch() as provided:
         client = make_client(Settings(ELASTICSEARCH_URL=provided.url))
         version = check_server(client)
-        line = f"Elasticsearch {version} at {provided.url}, from {provided.source}"
+        where = _without_credentials(provided.url)
+        line = f"Elasticsearch {version} at {where}, from {provided.source}"
         log.info(line)
         capture = request.config.pluginmanager.get_plugin("capturemanager")
         with capture.global_and_fixture_disabled():

@@ -37,7 +37,9 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 
 @click.command("mcp")
 @click.option("--user", required=True, help="The user whose sessions cross_session_search reads.")
-@click.option("--contact", help="With --inbox: also serve cross_conversation_search.")
+@click.option(
+    "--contact", help="With --inbox: also serve cross_conversation_search (within --user)."
+)
 @click.option("--inbox", help="The inbox of --contact.")
 @click.option("--current-session", help="The conversation the agent is in.")
 @click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
@@ -72,8 +74,9 @@ def mcp(
     bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
     if contact and inbox:
         settings = CrossConversationSettings(enabled=True, lookback_days=lookback_days)
+        # Pinned to --user too: contact and inbox ids may repeat across users (tenants).
         searcher = searchers.cross_conversation(
-            contact_id=contact, inbox_id=inbox, settings=settings
+            contact_id=contact, inbox_id=inbox, settings=settings, user_id=user
         )
         bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
     anyio.run(serve_stdio, build_server(bound))

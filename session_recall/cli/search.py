@@ -12,7 +12,14 @@ from typing import Any, cast
 
 import click
 
-from recall import CrossConversationSettings, IndexNotFound, MatchMode, RecallError, RecallPage
+from recall import (
+    CrossConversationSettings,
+    IndexNotFound,
+    MatchMode,
+    RecallError,
+    RecallPage,
+    SearchRefused,
+)
 from session_recall.cli.context import AppContext, pass_app, reports_errors
 from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.tools import render_items
@@ -71,7 +78,7 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
         return
     try:
         page = run(Searchers.from_settings(app.client, app.settings))
-    except IndexNotFound:
+    except (IndexNotFound, SearchRefused):
         raise
     except RecallError as err:
         raise click.UsageError(str(err)) from None
@@ -148,6 +155,9 @@ def search_session(
 @click.command("search-conversations")
 @click.option("--contact", required=True, help="The contact (end customer).")
 @click.option("--inbox", required=True, help="The inbox (channel).")
+@click.option(
+    "--user", help="Also pin the search to this user (when contact ids repeat across users)."
+)
 @click.option("--current-session", help="The conversation the agent is in; always searched.")
 @click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
               help="How recent a conversation's last message must be.")  # fmt: skip
@@ -162,6 +172,7 @@ def search_conversations(
     app: AppContext,
     contact: str,
     inbox: str,
+    user: str | None,
     current_session: str | None,
     lookback_days: int,
     enabled: bool,
@@ -180,7 +191,11 @@ def search_conversations(
 
     def run(searchers: Searchers) -> RecallPage:
         searcher = searchers.cross_conversation(
-            contact_id=contact, inbox_id=inbox, settings=settings, page_size=paging.page_size
+            contact_id=contact,
+            inbox_id=inbox,
+            settings=settings,
+            user_id=user,
+            page_size=paging.page_size,
         )
         return searcher.search(
             query,

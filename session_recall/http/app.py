@@ -23,6 +23,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
 from session_recall.http.openapi import build_document
+from session_recall.http.paths import RefuseEncodedSlash
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,9 @@ def create_app(
 
     secret = token.get_secret_value() if isinstance(token, SecretStr) else token
     open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
-    middleware = [Middleware(BearerAuth, token=secret, open_paths=open_paths)] if secret else []
+    middleware = [Middleware(RefuseEncodedSlash)]
+    if secret:
+        middleware.append(Middleware(BearerAuth, token=secret, open_paths=open_paths))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -14,6 +14,14 @@ def ref(model: type[BaseModel]) -> dict[str, str]:
     return {"$ref": REF.format(model=model.__name__)}
 
 
+def path_parameters(path: str) -> list[dict[str, Any]]:
+    """The OpenAPI parameters of a path's `{placeholders}`, all required strings."""
+    names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
+    return [
+        {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
+    ]
+
+
 def build_document(
     *,
     title: str,

@@ -21,12 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from recall import CrossConversationSettings, RecallError, RecallPage
+from recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
 from recall.pager import MAX_PAGE_SIZE
 from session_recall.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
-from session_recall.http.openapi import ref
+from session_recall.http.openapi import path_parameters, ref
 from session_recall.tools import (
     TOOLS,
     BoundTool,
@@ -68,21 +69,35 @@ BINDERS: dict[str, tuple[str, Binder]] = {
             s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         ),
     ),
+    # Where contact ids are unique only within a user (a tenant, say), the user-scoped
+    # path pins the search to that user as well.
+    "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
+        "cross_conversation_search",
+        lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
+    ),
     "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
         "cross_conversation_search",
-        lambda s, p, o: cross_conversation_tool(
-            s.cross_conversation(
-                contact_id=p["contact"],
-                inbox_id=p["inbox"],
-                settings=CrossConversationSettings(
-                    enabled=o.enabled, lookback_days=o.lookback_days
-                ),
-                page_size=o.page_size,
-            ),
-            current_session_id=o.current_session,
-        ),
+        lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
     ),
 }
+# Tool arguments are a few short strings; innerThought can run long, not megabytes.
+MAX_BODY_BYTES = 256 * 1024
+
+
+def _cross_conversation(
+    searchers: Searchers, path: dict[str, str], options: RecallOptions, *, user_id: str | None
+) -> BoundTool:
+    settings = CrossConversationSettings(
+        enabled=options.enabled, lookback_days=options.lookback_days
+    )
+    searcher = searchers.cross_conversation(
+        contact_id=path["contact"],
+        inbox_id=path["inbox"],
+        settings=settings,
+        user_id=user_id,
+        page_size=options.page_size,
+    )
+    return cross_conversation_tool(searcher, current_session_id=options.current_session)
 
 
 def recall_group(services: Services) -> RouteGroup:
@@ -96,8 +111,11 @@ def recall_group(services: Services) -> RouteGroup:
                 problem = err.errors(include_input=False)[0]
                 where = ".".join(str(p) for p in problem["loc"])
                 return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
+            body = await read_limited(request, MAX_BODY_BYTES)
+            if body is None:
+                return bad_request(413, f"The body is over {MAX_BODY_BYTES} bytes.")
             try:
-                arguments = json.loads(await request.body() or b"null")
+                arguments = json.loads(body or b"null")
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):
@@ -105,6 +123,8 @@ def recall_group(services: Services) -> RouteGroup:
             try:
                 tool = bind(searchers, request.path_params, options)
                 page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
+            except SearchRefused as err:
+                return error_response(err)
             except (ToolArgumentError, RecallError) as err:
                 return _refused(options, str(err))
             except SessionRecallError as err:
@@ -135,10 +155,7 @@ def _refused(options: RecallOptions, message: str) -> Response:
 
 
 def _operation(path: str, name: str) -> dict[str, Any]:
-    names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
-    parameters: list[dict[str, Any]] = [
-        {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
-    ]
+    parameters = path_parameters(path)
     for option, field in RecallOptions.model_fields.items():
         if name != "cross_conversation_search" and option in {
             "current_session",

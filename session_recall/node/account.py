@@ -49,10 +49,14 @@ def reachable_by_others(path: Path) -> bool:
 
 
 def runtime_root(home: Path) -> Path:
-    """Where the unpacked distribution and node data live."""
+    """Where the unpacked distribution and node data live.
+
+    A folder of its own inside the home, since as root it is handed to the node user:
+    the rest of the home (cursor key, checkpoints) stays with its owner.
+    """
     if running_as_root() and not reachable_by_others(home):
         return SHARED_RUNTIME
-    return home
+    return home / "elasticsearch"
 
 
 def give_to_node_user(path: Path) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import ApiError, TransportError
+from elasticsearch import TransportError
 from pydantic import BaseModel, ValidationError
 
 from recall import ConversationSearcher, CrossConversationSearcher, CrossSessionSearcher, RecallPage
@@ -59,7 +59,10 @@ class BoundTool:
         log.debug("%s %s", self.name, args.model_dump(by_alias=True))
         try:
             return self.search(args, cursor)
-        except (ApiError, TransportError) as err:
+        except SessionRecallError as err:
+            log.warning("%s failed: %s", self.name, err)
+            raise
+        except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)
             raise ElasticsearchUnavailable(UNAVAILABLE) from None
 

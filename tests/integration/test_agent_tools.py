@@ -88,28 +88,34 @@ def test_conversation_search_leaves_out_the_session(searchers: Searchers):
     )
 
 
+@pytest.mark.parametrize(
+    ("user_id", "expected"),
+    [
+        # Pinned to the tenant: globex's customer with the same ids stays out.
+        ("acme", ["conv-101", "conv-102"]),
+        # Unpinned, the contact and inbox alone bind the search.
+        (None, ["conv-101", "conv-102", "conv-901"]),
+    ],
+)
 def test_cross_conversation_search_keeps_to_the_contact_and_inbox(
-    es: Elasticsearch, sample_settings: Settings, searchers: Searchers
+    es: Elasticsearch, sample_settings: Settings, searchers: Searchers, user_id, expected
 ):
     searcher = CrossConversationSearcher(
         es,
         alias=sample_settings.index,
         contact_id="c-42",
         inbox_id="web",
+        user_id=user_id,
         settings=CrossConversationSettings(enabled=True, lookback_days=90),
         cursor_key=searchers.cursor_key,
         now=lambda: Instant.parse("2026-07-15T00:00:00Z"),
     )
     tool = cross_conversation_tool(searcher, current_session_id="conv-102")
     output = tool.call({"innerThought": THOUGHT, "query": "order 7731"})
-    # conv-101 and conv-102 are web chats of c-42 in the window; the playground
-    # conversation, the email inbox and contact c-77 stay out.
-    assert [
-        s for s in ("conv-101", "conv-102", "conv-103", "conv-201", "conv-301") if s in output
-    ] == [
-        "conv-101",
-        "conv-102",
-    ]
+    # The playground conversation (conv-103), the email inbox (conv-201) and contact
+    # c-77 (conv-301) stay out either way.
+    sessions = ("conv-101", "conv-102", "conv-103", "conv-201", "conv-301", "conv-901")
+    assert [s for s in sessions if s in output] == expected
 
 
 SCOPE_KEYS = ["user", "userId", "user_id", "sessionId", "session_id", "index", "alias",

@@ -122,26 +122,73 @@ def test_conversation_search_is_bound_to_the_session_in_the_path(server: str):
     assert "sessionId" not in text
 
 
-def test_cross_conversation_search_takes_its_scope_from_path_and_query(server: str):
-    path = "/v1/contacts/c-42/inboxes/web/tools/cross_conversation_search"
-    body = {"innerThought": THOUGHT, "query": "order 7731"}
-    # Disabled (the default): the current conversation only.
-    only_current = httpx.post(
-        f"{server}{path}", params={"current_session": "conv-102"}, json=body, headers=AUTH
-    )
-    assert only_current.status_code == 200, only_current.text
-    assert "conv-102" in only_current.text and "conv-101" not in only_current.text
-    # Enabled, with a year of lookback: the contact's other web chats too.
-    wide = httpx.post(
-        f"{server}{path}",
-        params={"current_session": "conv-102", "enabled": "true", "lookback_days": 365},
-        json=body,
+def _days_ago(days: int) -> str:
+    return Instant(Instant.now().nanos - days * 86_400 * 10**9).isoformat()
+
+
+@pytest.fixture(scope="module")
+def conversations(server: str, es_url: str, module_alias: str) -> None:
+    """Contact c-http's conversations, dated relative to today."""
+    rows = [
+        ("acme", "old-current", 200, "refund for the blender"),
+        ("acme", "last-week", 7, "refund status please"),
+        ("acme", "long-ago", 120, "refund question from spring"),
+        ("globex", "other-tenant", 3, "refund for a globex order"),
+    ]
+    events = [
+        {"userId": user, "sessionId": session, "timestamp": _days_ago(days), "type": "user",
+         "text": text, "contactId": "c-http", "inboxId": "web"}
+        for user, session, days, text in rows
+    ]  # fmt: skip
+    stored = httpx.post(f"{server}/v1/events", json=events, headers=AUTH, timeout=30)
+    assert stored.status_code == 200, stored.text
+    Elasticsearch(es_url).indices.refresh(index=module_alias)
+
+
+CONTACT = "/contacts/c-http/inboxes/web/tools/cross_conversation_search"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "params", "expected"),
+    [
+        # Disabled (the default): the current conversation only, however old.
+        ("/v1/users/acme", {}, ["old-current"]),
+        # Enabled: recent conversations too, within the 90-day lookback.
+        ("/v1/users/acme", {"enabled": "true"}, ["old-current", "last-week"]),
+        ("/v1/users/acme", {"enabled": "true", "lookback_days": 150},
+         ["old-current", "last-week", "long-ago"]),
+        # Without the user in the path, another user's conversations of the same contact
+        # and inbox ids are in scope too.
+        ("/v1", {"enabled": "true"}, ["old-current", "last-week", "other-tenant"]),
+    ],
+)  # fmt: skip
+def test_cross_conversation_search_takes_its_scope_from_path_and_query(
+    server: str, conversations: None, prefix: str, params: dict, expected: list[str]
+):
+    response = httpx.post(
+        f"{server}{prefix}{CONTACT}",
+        params={"current_session": "old-current", **params},
+        json={"innerThought": THOUGHT, "query": "refund"},
         headers=AUTH,
     )
-    conv_101_ends = Instant.parse("2026-05-10T11:01:00Z").nanos
-    in_window = Instant.now().nanos - 365 * 86_400 * 10**9 <= conv_101_ends
-    assert ("conv-101" in wide.text) == in_window
-    assert "conv-201" not in wide.text and "conv-301" not in wide.text
+    assert response.status_code == 200, response.text
+    sessions = ["old-current", "last-week", "long-ago", "other-tenant"]
+    assert [s for s in sessions if f'"sessionId":"{s}"' in response.text] == expected
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        # Decoded, this would erase session s1 of user bob.
+        ("DELETE", "/v1/users/bob%2Fsessions%2Fs1"),
+        ("POST", "/v1/users/alice%2fx/tools/cross_session_search"),
+    ],
+)
+def test_an_encoded_slash_in_an_id_is_refused(server: str, method: str, path: str):
+    body = {"innerThought": THOUGHT, "query": "x"}
+    response = httpx.request(method, f"{server}{path}", headers=AUTH, json=body)
+    assert response.status_code == 400
+    assert "encoded slash" in response.json()["error"]
 
 
 def test_the_openapi_document_lists_the_tool_endpoints(server: str):

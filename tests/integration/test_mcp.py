@@ -97,3 +97,5 @@ def test_contact_and_inbox_add_the_cross_conversation_tool(es_url, sample_alias,
     text = _text(found)
     assert "conv-102" in text
     assert "conv-201" not in text and "conv-301" not in text and "conv-103" not in text
+    # Another user (tenant) with the same contact and inbox ids stays out.
+    assert "conv-901" not in text and "Globex" not in text

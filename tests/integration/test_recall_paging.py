@@ -93,7 +93,8 @@ class Writer(threading.Thread):
                         user_id=self.user_id,
                         session_id="live",
                         text=MATCH,
-                        timestamp=Instant.now(),
+                        # After every preloaded match, whatever this machine's clock says.
+                        timestamp=Instant(START + 10**15 + self.written + n),
                     )
                     for n in range(20)
                 ]
