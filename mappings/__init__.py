@@ -49,9 +49,4 @@ def index_templates(alias: str) -> Templates:
     )
 
 
-def event_mapping() -> dict[str, Any]:
-    """The mapping of an event document, for readers that want the field list."""
-    return _load("component-mappings")["template"]["mappings"]
-
-
-__all__ = ["Templates", "event_mapping", "index_templates"]
+__all__ = ["Templates", "index_templates"]
