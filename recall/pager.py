@@ -15,7 +15,7 @@ when there is a next page.
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
-costs one cheap aggregation, only when there is a next page.
+comes with the first page, from an aggregation in the same request.
 """
 
 from typing import Any
@@ -30,7 +30,6 @@ from recall.query import (
     Body,
     Criteria,
     Position,
-    latest_body,
     latest_instant,
     page_body,
     search_query,
@@ -102,20 +101,17 @@ class Pager:
     ) -> RecallPage:
         filters, size = scope.filters(), self.page_size
         if state is None:
-            hits = self._by_number(filters, criteria, scope.routing, page)
-            as_of = None
+            response = self._by_number(filters, criteria, scope.routing, page)
+            as_of = latest_instant(response)
         else:
             as_of = Instant(state.as_of)
             query = search_query(filters, criteria, as_of=as_of)
             body = page_body(query, size=size + 1, search_after=state.after)
-            hits = self._hits(body, scope.routing)
+            response = self._search(body, scope.routing)
+        hits = transport.hits(response)
         items = [_item(hit) for hit in hits[:size]]
-        if len(hits) <= size:
+        if len(hits) <= size or as_of is None:
             return RecallPage(items=items)
-        if as_of is None:
-            as_of = self._latest(filters, criteria, scope.routing)
-            if as_of is None:  # everything was erased in between
-                return RecallPage(items=items)
         next_state = CursorState(
             scope=digest(list(scope.key)),
             query=self._query_digest(criteria),
@@ -130,31 +126,27 @@ class Pager:
 
     def _by_number(
         self, filters: list[Body], criteria: Criteria, routing: str | None, page: int
-    ) -> list[Body]:
+    ) -> Body:
+        """The response for page `page`, with the latest matching instant alongside."""
         size = self.page_size
         skip, after = page * size, None
         while skip + size + 1 > self._window:
             hop = min(skip, self._window)
             query = search_query(filters, criteria, after=after)
-            hits = self._hits(skip_body(query, skip=hop), routing, filter_path=_SORT_ONLY)
+            response = self._search(skip_body(query, skip=hop), routing, filter_path=_SORT_ONLY)
+            hits = transport.hits(response)
             if not hits:  # fewer matches than the page number needs
-                return []
+                return {}
             after, skip = Position.of(hits[0]), skip - hop
+        # The hops only drop matches that sort earlier, so the latest match they leave is
+        # the latest match of the whole query.
         query = search_query(filters, criteria, after=after)
-        return self._hits(page_body(query, size=size + 1, offset=skip), routing)
+        return self._search(page_body(query, size=size + 1, offset=skip, latest=True), routing)
 
-    def _latest(
-        self, filters: list[Body], criteria: Criteria, routing: str | None
-    ) -> Instant | None:
-        body = latest_body(search_query(filters, criteria))
-        response = transport.search(self._client, alias=self._alias, body=body, routing=routing)
-        return latest_instant(response)
-
-    def _hits(self, body: Body, routing: str | None, filter_path: str | None = None) -> list[Body]:
-        response = transport.search(
+    def _search(self, body: Body, routing: str | None, filter_path: str | None = None) -> Body:
+        return transport.search(
             self._client, alias=self._alias, body=body, routing=routing, filter_path=filter_path
         )
-        return transport.hits(response)
 
 
 def _item(hit: Body) -> RecallItem:

@@ -1,0 +1,314 @@
+"""Runs every benchmark of issue 6 and writes the report and the plot.
+
+    python -m bench.run                 # 10k, 100k and 1M events: BENCHMARKS.md, bench/latency.png
+    python -m bench.run --quick         # 2k and 10k, a smoke run: into bench/out/quick/
+    python -m bench.run --sizes 10k 100k --es-url http://127.0.0.1:9200
+
+Elasticsearch comes from --es-url or ELASTICSEARCH_URL. Every index, alias and template
+the run creates is named bench-<run id>-... and is deleted at the end (--keep keeps
+them). Generated data goes to --work-dir (git-ignored bench/out/ by default).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from elasticsearch import Elasticsearch
+
+from bench import generate, ingest_bench, machine, plot, report
+from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
+from bench.reference_recall import FETCH_SIZE
+from session_recall.client import check_server, make_client
+from session_recall.config import Settings
+from session_recall.templates import install
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+SINCE_SHARE = 0.1  # `since` keeps the newest tenth of the history
+# Elasticsearch's `monitor.process.refresh_interval` (1 s), plus a margin.
+NODE_STATS_REFRESH_S = 1.2
+
+
+@dataclass(frozen=True)
+class Config:
+    sizes: tuple[int, ...]
+    reps: int
+    warmup: int
+    cursor_depth: int
+    reference_reps: int
+    reference_budget_s: float
+    reference_all_kinds_max: int  # above this size, the reference runs page 0 (any) only
+    report: Path
+    plot: Path
+    work_dir: Path
+    seed: int = generate.SEED
+    light_share: float = generate.LIGHT_SHARE
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower().replace("_", "").replace(",", "")
+    for suffix, factor in (("m", 1_000_000), ("k", 1_000)):
+        if text.endswith(suffix):
+            return int(float(text[: -len(suffix)]) * factor)
+    return int(text)
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    quick = args.quick
+    out = args.out_dir
+    default_sizes = (2_000, 10_000) if quick else (10_000, 100_000, 1_000_000)
+    sizes = tuple(sorted(parse_size(s) for s in args.sizes)) if args.sizes else default_sizes
+    return Config(
+        sizes=sizes,
+        reps=args.reps or (20 if quick else 200),
+        warmup=3 if quick else 20,
+        cursor_depth=args.cursor_depth or (10 if quick else 1000),
+        reference_reps=5 if quick else 20,
+        reference_budget_s=args.reference_budget or (5.0 if quick else 45.0),
+        reference_all_kinds_max=100_000,
+        report=args.report or (out / "BENCHMARKS.md" if out else REPO / "BENCHMARKS.md"),
+        plot=args.plot or (out / "latency.png" if out else REPO / "bench" / "latency.png"),
+        work_dir=args.work_dir or (out / "work" if out else OUT / "work"),
+    )
+
+
+class Run:
+    def __init__(self, client: Elasticsearch, es_url: str, config: Config) -> None:
+        self.client = client
+        self.es_url = es_url
+        self.config = config
+        self.run_id = uuid.uuid4().hex[:6]
+        self.aliases: list[str] = []
+
+    def log(self, message: str) -> None:
+        print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    def alias(self, name: str) -> str:
+        alias = f"bench-{self.run_id}-{name}"
+        install(self.client, alias)
+        self.aliases.append(alias)
+        return alias
+
+    def drop(self, alias: str) -> None:
+        client = self.client
+        client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+        lenient = client.options(ignore_status=404)
+        lenient.indices.delete_index_template(name=alias)
+        for part in ("settings", "mappings"):
+            lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+        if alias in self.aliases:
+            self.aliases.remove(alias)
+
+    def settle(self, alias: str, expected: int) -> None:
+        """Refresh, check every event arrived, and wait (a while) for merges to finish,
+        so that timing does not share the node with this index's own merging."""
+        self.client.indices.refresh(index=alias)
+        stored = int(self.client.count(index=alias)["count"])
+        if stored != expected:
+            raise RuntimeError(f"{alias} holds {stored} events, not {expected}")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            stats = self.client.indices.stats(index=alias, metric="merge").body
+            if stats["_all"]["primaries"]["merges"]["current"] == 0:
+                return
+            time.sleep(1)
+
+    def node_cpu_s(self) -> float:
+        """CPU seconds the Elasticsearch node's process has used so far (all its threads;
+        work from other clients of the node counts too). The node refreshes the figure
+        once a second: wait that long so it covers what just happened."""
+        time.sleep(NODE_STATS_REFRESH_S)
+        nodes = self.client.nodes.stats(
+            node_id="_local", metric="process", filter_path="nodes.*.process.cpu.total_in_millis"
+        ).body["nodes"]
+        return sum(n["process"]["cpu"]["total_in_millis"] for n in nodes.values()) / 1000
+
+    def dataset(self, events: int) -> generate.Summary:
+        path = self.config.work_dir / f"events-{report.size_label(events)}.ndjson"
+        self.log(f"generating {events:,} events -> {path}")
+        summary = generate.generate(
+            path, events, light_share=self.config.light_share, seed=self.config.seed
+        )
+        self.log(
+            f"  {summary.events:,} events, {summary.bytes / 1e6:.0f} MB, {summary.seconds:.0f} s"
+        )
+        return summary
+
+    def ingest(self, data: generate.Summary) -> tuple[str, dict[str, Any]]:
+        label = report.size_label(data.heavy_events)
+        raw_alias = self.alias(f"raw-{label.lower()}")
+        bodies = self.config.work_dir / f"bulk-{label}.bin"
+        self.log(f"raw _bulk: preparing bodies for {data.events:,} events")
+        prepared = ingest_bench.prepare_bulk(data.path, raw_alias, bodies)
+        self.log("raw _bulk: posting")
+        node_cpu = self.node_cpu_s()
+        raw = ingest_bench.run_raw(self.es_url, prepared)
+        raw.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / raw.events * 1e6
+        self.settle(raw_alias, data.events)
+        self.drop(raw_alias)
+        bodies.unlink()
+        self.log(f"  raw: {raw.events_per_s:,.0f} events/s ({raw.seconds:.1f} s)")
+
+        alias = self.alias(label.lower())
+        home = self.config.work_dir / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        self.log(f"session-recall ingest {data.path.name} -> {alias}")
+        node_cpu = self.node_cpu_s()
+        ours = ingest_bench.run_ours(self.es_url, alias, data.path, data.events, home)
+        ours.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / ours.events * 1e6
+        self.settle(alias, data.events)
+        self.log(
+            f"  ours: {ours.events_per_s:,.0f} events/s ({ours.seconds:.1f} s), "
+            f"peak RSS {(ours.peak_rss_bytes or 0) / 2**20:.0f} MB; {ours.output}"
+        )
+        return alias, {
+            "ours": {**ours.to_json(), "summary": ours.output},
+            "raw": raw.to_json(),
+        }
+
+    def recall(self, alias: str, data: generate.Summary) -> dict[str, Any]:
+        config = self.config
+        workload = Workload(
+            user_id=generate.HEAVY_USER,
+            query_any=generate.QUERY_ANY,
+            query_all=generate.QUERY_ALL,
+            since=data.since_for_tail(SINCE_SHARE),
+            cursor_depth=config.cursor_depth,
+        )
+        matches = count_matches(self.client, alias, workload)
+        self.log(f"recall on {alias}: matches {matches}")
+        ours, extra = OurRecall(self.client, alias, workload).run(
+            reps=config.reps, warmup=config.warmup
+        )
+        for kind, result in ours.items():
+            s = result.samples
+            self.log(
+                f"  ours {kind}: p50 {s.p50():.2f} ms, p95 {s.p95():.2f} ms, "
+                f"took p50 {s.took_p50()}, overhead p50 {s.overhead_p50():.2f} ms"
+            )
+        kinds = KINDS if data.heavy_events <= config.reference_all_kinds_max else ("page0_any",)
+        reference = run_reference(
+            self.client,
+            alias,
+            workload,
+            kinds=kinds,
+            reps=config.reference_reps,
+            budget_s=config.reference_budget_s,
+            ours=extra["pages"],
+        )
+        for kind, result in reference.items():
+            s = result.samples
+            self.log(
+                f"  reference {kind}: p50 {s.p50():,.1f} ms over {s.n} calls, "
+                f"{result.cost}, same page: {result.same_as_reference}"
+            )
+        return {
+            "matches": matches,
+            "ours": {kind: r.to_json() for kind, r in ours.items()},
+            "reference": {kind: r.to_json() for kind, r in reference.items()},
+            "cursor_walk_s": extra["cursor_walk_s"],
+        }
+
+    def execute(self, command: str) -> dict[str, Any]:
+        started = time.perf_counter()
+        config = self.config
+        results: dict[str, Any] = {
+            "machine": machine.describe(self.client),
+            "config": {
+                **{k: v for k, v in asdict(config).items() if not isinstance(v, Path)},
+                "command": command,
+                "run_id": self.run_id,
+                "query_any": generate.QUERY_ANY,
+                "query_all": generate.QUERY_ALL,
+                "reference_fetch_size": FETCH_SIZE,
+            },
+            "sizes": [],
+        }
+        raw_json = config.work_dir / "results.json"
+        try:
+            for events in config.sizes:
+                data = self.dataset(events)
+                alias, ingest = self.ingest(data)
+                entry = {
+                    "heavy_events": events,
+                    "dataset": {
+                        k: v for k, v in asdict(data).items() if isinstance(v, int | float)
+                    },
+                    "ingest": ingest,
+                    **self.recall(alias, data),
+                }
+                results["sizes"].append(entry)
+                self.drop(alias)
+                data.path.unlink()
+                results["wall_s"] = time.perf_counter() - started
+                raw_json.write_text(json.dumps(results, indent=1, default=str))
+        finally:
+            for alias in list(self.aliases):
+                self.drop(alias)
+        results["wall_s"] = time.perf_counter() - started
+        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        raw_json.write_text(json.dumps(results, indent=1, default=str))
+        plot.plot(results, config.plot)
+        config.report.parent.mkdir(parents=True, exist_ok=True)
+        config.report.write_text(
+            report.render(results, plot=config.plot, report=config.report), encoding="utf-8"
+        )
+        self.log(f"wrote {config.report} and {config.plot} in {results['wall_s'] / 60:.1f} min")
+        return results
+
+
+def _shown(argv: list[str]) -> list[str]:
+    """The arguments worth printing in the report: not where the node or files were."""
+    hidden = {"--es-url", "--out-dir", "--report", "--plot", "--work-dir"}
+    shown, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in hidden:
+            skip = True
+        elif arg.split("=", 1)[0] not in hidden:
+            shown.append(arg)
+    return shown
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.run",
+        description="Recall and ingest benchmarks (issue 6).",
+        epilog="Example: python -m bench.run --quick --es-url http://127.0.0.1:9200",
+    )
+    parser.add_argument("--quick", action="store_true", help="2k and 10k events, few repetitions")
+    parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
+    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
+    parser.add_argument("--out-dir", type=Path, help="write report, plot and data here")
+    parser.add_argument("--report", type=Path)
+    parser.add_argument("--plot", type=Path)
+    parser.add_argument("--work-dir", type=Path)
+    parser.add_argument("--reps", type=int, help="timed calls per kind for our engine")
+    parser.add_argument("--cursor-depth", type=int, help="page reached by cursor")
+    parser.add_argument("--reference-budget", type=float, help="seconds per reference kind")
+    args = parser.parse_args(argv)
+    if not args.es_url:
+        parser.error("no Elasticsearch: pass --es-url or set ELASTICSEARCH_URL")
+    if args.quick and args.out_dir is None and args.report is None:
+        args.out_dir = OUT / "quick"
+    config = config_from(args)
+    config.work_dir.mkdir(parents=True, exist_ok=True)
+    client = make_client(Settings(ELASTICSEARCH_URL=args.es_url), request_timeout=120)
+    try:
+        check_server(client)
+        command = " ".join(["python -m bench.run", *_shown(argv or sys.argv[1:])])
+        Run(client, args.es_url, config).execute(command)
+    finally:
+        client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""The benchmark harness runs end to end in its quick mode, so it does not rot.
+
+No timing is asserted: the numbers depend on the machine. Only that a report and a
+plot were written, that they hold numbers, and that the run cleaned up after itself.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from bench.run import main
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+_NUMBER = re.compile(r"\b\d+\.\d{2}\b")
+
+
+def test_quick_run_writes_a_report_and_a_plot_with_numbers(
+    es: Elasticsearch, es_url: str, tmp_path: Path
+):
+    assert main(["--quick", "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
+
+    report = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
+    for heading in ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Method"):
+        assert heading in report, report
+    assert "![latency against history size](latency.png)" in report
+    assert len(_NUMBER.findall(report)) > 20, report
+    assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+    results = json.loads((tmp_path / "work" / "results.json").read_text())
+    assert [size["heavy_events"] for size in results["sizes"]] == [2_000, 10_000]
+    for size in results["sizes"]:
+        assert size["ours"]["page0_any"]["p50_ms"] > 0
+        assert size["reference"]["page0_any"]["same_as_reference"] is True
+        assert size["ingest"]["ours"]["events_per_s"] > 0
+        assert size["ingest"]["ours"]["peak_rss_mb"] > 0
+    run_id = results["config"]["run_id"]
+    assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
+    assert not (tmp_path / "work" / "events-2k.ndjson").exists()
