@@ -7,6 +7,8 @@ idempotent, so they come back as "already present", never as duplicates.
 
 import json
 import os
+import stat
+from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -58,3 +60,43 @@ def resume_offset(saved: Position | None, *, inode: int, size: int) -> int:
     if saved is None or saved.inode not in (None, inode) or saved.offset > size:
         return 0
     return saved.offset
+
+
+def rotated_file(
+    path: Path, saved: Position | None, *, exclude: Collection[Path] = ()
+) -> Path | None:
+    """The file `saved` points into, when `path` names another file now: it was
+    rotated (renamed) while its tail was still unacknowledged, or while nothing ran.
+
+    It is looked for in the same folder, by inode, among the names that extend
+    `path`'s (`events.ndjson.1`, `events.ndjson-20261130`: how logrotate and loggers
+    rename), other than `exclude` (the checkpoint and dead-letter files, which may be
+    named so). None when `path` is still that file, or when the file is gone (deleted,
+    compressed) or shorter than the saved offset (not the same content any more).
+    """
+    if saved is None or saved.inode is None:
+        return None
+    try:
+        if os.stat(path).st_ino == saved.inode:
+            return None
+    except FileNotFoundError:
+        pass
+    folder = path.parent
+    device = os.stat(folder).st_dev
+    skip = {p.resolve() for p in exclude}
+    for candidate in sorted(folder.iterdir()):
+        if candidate.name == path.name or not candidate.name.startswith(path.name):
+            continue
+        try:
+            info = os.stat(candidate, follow_symlinks=False)
+        except OSError:
+            continue
+        if (
+            info.st_ino == saved.inode
+            and info.st_dev == device
+            and stat.S_ISREG(info.st_mode)
+            and info.st_size >= saved.offset
+            and candidate.resolve() not in skip
+        ):
+            return candidate
+    return None

@@ -6,6 +6,11 @@ The tombstone goes first, so a writer racing with the erasure either sees it (an
 refuses or undoes its write) or wrote before the refresh (and the search finds the
 document). Passes repeat until one finds nothing, which also catches documents
 whose sort values tie across pages.
+
+The tombstone covers events stamped up to the erasure's start, so the scope's new
+events are stored again afterwards. When the erasure removes an event stamped later
+than that (a producer's clock ahead of this one), the tombstone is raised to cover
+it before the next pass, so a replay of it cannot bring it back either.
 """
 
 import functools
@@ -21,6 +26,7 @@ from indexer.bulk import BulkStats
 from indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
 from indexer.retry import RetryPolicy, call_with_retries
 from indexer.scope import Scope
+from session_recall.instant import Instant
 
 PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
@@ -76,12 +82,17 @@ def _erase(
             f"{alias!r} is not an alias: there is nothing to erase from.",
             hint="Check --index (or SESSION_RECALL_INDEX).",
         )
-    call_with_retries(
-        lambda: tombstones.record(client, alias, scope),
-        policy=policy,
-        what="write the tombstone",
-        sleep=sleep,
-    )
+
+    def tombstone(at: Instant) -> Instant:
+        call_with_retries(
+            lambda: tombstones.record(client, alias, scope, erased_at=at),
+            policy=policy,
+            what="write the tombstone",
+            sleep=sleep,
+        )
+        return at
+
+    covered = tombstone(Instant.now())
     removed = 0
     for passes in range(1, MAX_PASSES + 1):
         call_with_retries(
@@ -90,10 +101,13 @@ def _erase(
             what="refresh the events",
             sleep=sleep,
         )
-        seen, deleted = _pass(client, alias, scope, page_size, policy, sleep)
+        seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
         removed += deleted
         if seen == 0:
             return ErasureResult(scope=scope, removed=removed, passes=passes)
+        if latest > covered.nanos:
+            # Before the next pass, which removes what was stored meanwhile in that span.
+            covered = tombstone(Instant(latest))
     raise ErasureIncomplete(
         f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
         hint="Run the same delete again; the tombstone is in place.",
@@ -107,8 +121,9 @@ def _pass(
     page_size: int,
     policy: RetryPolicy,
     sleep: Callable[[float], None],
-) -> tuple[int, int]:
-    seen = deleted = 0
+) -> tuple[int, int, int]:
+    """(documents seen, documents deleted, latest timestamp seen in nanoseconds)."""
+    seen = deleted = latest = 0
     after: list[Any] | None = None
     while True:
         page = functools.partial(
@@ -125,7 +140,7 @@ def _pass(
         response = call_with_retries(page, policy=policy, what="search the scope", sleep=sleep)
         hits = response.body["hits"]["hits"]
         if not hits:
-            return seen, deleted
+            return seen, deleted, latest
         seen += len(hits)
         actions: list[bulk.Action] = [
             ({"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}}, None)
@@ -134,3 +149,4 @@ def _pass(
         responses = bulk.send(client, actions, policy=policy, stats=BulkStats(), sleep=sleep)
         deleted += sum(1 for r in responses if r.result == "deleted")
         after = hits[-1]["sort"]
+        latest = max(latest, int(after[0]))  # date_nanos sorts on epoch nanoseconds

@@ -17,7 +17,7 @@ from indexer.deadletter import DeadLetter
 from indexer.lines import Line
 from indexer.parsing import EventLimits, Parsed, Rejected, parse_line
 from indexer.progress import Progress
-from indexer.results import SCOPE_ERASED, IngestSummary
+from indexer.results import IngestSummary
 from indexer.writer import Submission, Writer, WriterOptions
 
 # Saving is an fsync or two; every half second keeps a crash's replay short without
@@ -94,7 +94,7 @@ def ingest(
                 ticket = written.submission.token
                 original, number = originals.pop(ticket)
                 summary.count(written.result)
-                if not written.result.stored and written.result.reason != SCOPE_ERASED:
+                if not written.result.stored and not written.result.erased:
                     # An erased scope's events are refused without a copy anywhere.
                     sink.write(original, f"line {number}: {written.result.reason}")
                 progress.resolve(ticket)

@@ -2,7 +2,9 @@
 
 Each line carries the position where the next one starts, which is what a checkpoint
 stores. Tailing survives rotation (the path now names another inode: the old file is
-drained first) and truncation (the file shrank below the read position).
+drained first) and truncation (the file shrank below the read position). A run that
+stopped before a rotated file's tail was acknowledged finishes that file first when
+it starts again (`checkpoint.rotated_file`, then `read_finished_file`).
 """
 
 import os
@@ -94,6 +96,21 @@ def read_stream(
         if not _readable_now(stream):
             yield FLUSH
     yield from splitter.finish()
+
+
+def read_finished_file(
+    path: Path,
+    *,
+    start: int,
+    inode: int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[Line | Flush]:
+    """Every line of a file nobody appends to any more (a rotated one), from `start`,
+    its last line taken even without a newline; then a `FLUSH`."""
+    with path.open("rb") as file:
+        file.seek(start)
+        yield from read_stream(file, start=start, inode=inode, max_line_bytes=max_line_bytes)
+    yield FLUSH
 
 
 def follow_file(

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+# The reason given for an event refused because a tombstone covers it: it belongs to
+# an erased scope and is stamped at or before that erasure (a late retry or a replay).
 SCOPE_ERASED = "scope erased"
 
 
@@ -19,22 +21,33 @@ class EventResult(BaseModel):
 
     status: Status
     event_id: str | None = None
-    reason: str | None = Field(default=None, description="Why a rejected event was refused.")
+    reason: str | None = Field(
+        default=None,
+        description=f"Why a rejected event was refused; {SCOPE_ERASED!r} when its scope was "
+        "erased after it was stamped (refused on purpose: sending it again changes nothing).",
+    )
 
     @property
     def stored(self) -> bool:
         return self.status is not Status.REJECTED
 
+    @property
+    def erased(self) -> bool:
+        """Refused on purpose: the event belongs to a scope erased after its timestamp."""
+        return self.status is Status.REJECTED and self.reason == SCOPE_ERASED
+
 
 class IngestSummary(BaseModel):
-    """Counts of a run; `dead_lettered` of the `rejected` went to the dead-letter file
-    (events of an erased scope are rejected but never copied anywhere)."""
+    """Counts of a run. Of the `rejected`, `dead_lettered` went to the dead-letter file
+    and `erased` were refused because their scope was erased (copied nowhere: that is
+    what the erasure asked for)."""
 
     read: int = 0
     indexed: int = 0
     already_present: int = 0
     rejected: int = 0
     dead_lettered: int = 0
+    erased: int = Field(default=0, description="Rejected events of an erased scope.")
     retries: int = Field(default=0, description="Events sent again after a 429 or 5xx.")
     throttled: int = Field(default=0, description="429 answers seen.")
     dead_letter: Path | None = None
@@ -46,9 +59,12 @@ class IngestSummary(BaseModel):
             self.already_present += 1
         else:
             self.rejected += 1
+            self.erased += result.erased
 
     @property
     def all_accepted(self) -> bool:
+        """Nothing went to the dead-letter file. Events of an erased scope do not count
+        against it: refusing them is the erasure working, not a failure of the run."""
         return self.dead_lettered == 0
 
     def line(self) -> str:
@@ -57,8 +73,13 @@ class IngestSummary(BaseModel):
             f"Read {self.read}, indexed {self.indexed}, already present "
             f"{self.already_present}, rejected {self.rejected}"
         )
+        details = []
         if self.dead_lettered:
-            text += f" ({self.dead_lettered} written to {self.dead_letter})"
+            details.append(f"{self.dead_lettered} written to {self.dead_letter}")
+        if self.erased:
+            details.append(f"{self.erased} of an erased scope")
+        if details:
+            text += f" ({', '.join(details)})"
         if self.retries:
             text += f"; {self.retries} retried ({self.throttled} throttled)"
         return text + "."

@@ -1,15 +1,20 @@
 """Tombstones: one document per erased scope, in `ALIAS-tombstones`.
 
-The writer reads them before and after every bulk, so events of an erased scope
-that arrive later (late retries, replays) are not stored again. They are read with
-a realtime `mget`, never cached: a stale answer would let an erased event back in.
-The index name does not match the events' template pattern (`ALIAS-0*`), so it
-gets its own small mapping here.
+A tombstone records `erased_at`, the instant its erasure started (raised to the
+latest timestamp the erasure removed, when that is later). The writer refuses an
+event of the scope stamped at or before it: a late retry or a replay of what was
+erased. An event stamped after it is new, and is stored.
+
+The writer reads them before and after every bulk. They are read with a realtime
+`mget`, never cached: a stale answer would let an erased event back in. The index
+name does not match the events' template pattern (`ALIAS-0*`), so it gets its own
+small mapping here.
 """
 
+import contextlib
 from collections.abc import Collection
 
-from elasticsearch import BadRequestError, Elasticsearch
+from elasticsearch import BadRequestError, ConflictError, Elasticsearch
 
 from indexer.retry import Transient
 from indexer.scope import Scope
@@ -30,6 +35,8 @@ MAPPING = {
 # Few documents, read on every bulk: one shard, and a replica wherever there is a node
 # for it, since losing a tombstone would let erased events back in.
 SETTINGS = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
+# Later than any instant an event can carry (date_nanos ends in 2262).
+COVERS_ALL = 2**63 - 1
 
 
 def tombstone_index(alias: str) -> str:
@@ -50,35 +57,50 @@ def ensure_index(client: Elasticsearch, alias: str) -> None:
             raise
 
 
-def record(client: Elasticsearch, alias: str, scope: Scope) -> None:
-    """Write the tombstone of `scope` (again, if it exists: erasing twice is fine)."""
+def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instant) -> None:
+    """Write the tombstone of `scope`, covering events stamped up to `erased_at`.
+
+    `erased_at` only ever moves forward: it is also the document's external version,
+    so a tombstone already covering more (a later erasure of the same scope) is kept.
+    """
     ensure_index(client, alias)
     document = scope.model_dump(exclude_none=True)
-    document["erased_at"] = Instant.now().to_elasticsearch()
-    client.index(index=tombstone_index(alias), id=scope.id, document=document)
+    document["erased_at"] = erased_at.to_elasticsearch()
+    # A conflict: a later erasure's tombstone is there already, and covers all this would.
+    with contextlib.suppress(ConflictError):
+        client.index(
+            index=tombstone_index(alias),
+            id=scope.id,
+            document=document,
+            version=erased_at.nanos,
+            version_type="external_gte",
+        )
 
 
-def erased_among(client: Elasticsearch, alias: str, scope_ids: Collection[str]) -> set[str]:
-    """The ids in `scope_ids` that have a tombstone, read in real time."""
+def erased_at(client: Elasticsearch, alias: str, scope_ids: Collection[str]) -> dict[str, int]:
+    """The ids in `scope_ids` that have a tombstone, each with its `erased_at` in
+    nanoseconds, read in real time."""
     if not scope_ids:
-        return set()
+        return {}
     index = tombstone_index(alias)
     # No index, no tombstone: the index is created (and acknowledged by every node)
     # before the first tombstone is written. The check is far cheaper than an mget
     # answering "no such index" once per id.
     if not client.indices.exists(index=index):
-        return set()
+        return {}
     response = client.mget(
         index=index,
         ids=sorted(scope_ids),
-        source=False,
+        source_includes=["erased_at"],
         realtime=True,
-        filter_path="docs._id,docs.found,docs.error.type",
+        filter_path="docs._id,docs.found,docs._source.erased_at,docs.error.type",
     )
-    erased = set()
+    erased = {}
     for doc in response.body.get("docs", ()):
         if doc.get("found"):
-            erased.add(doc["_id"])
+            stamp = doc.get("_source", {}).get("erased_at")
+            # A tombstone without its instant is not ours to second-guess: it covers all.
+            erased[doc["_id"]] = Instant.parse(stamp).nanos if stamp else COVERS_ALL
         elif "error" in doc and doc["error"].get("type") != "index_not_found_exception":
             # An unavailable shard says nothing about the tombstone: do not guess.
             raise Transient(f"tombstone lookup failed: {doc['error'].get('type')}")

@@ -1,13 +1,18 @@
 """The writer: events in, one result per event out, in input order.
 
+A tombstone covers the events of its scope stamped at or before its `erased_at`.
 Per chunk, against a concurrent erasure (which writes its tombstone, refreshes, then
 deletes what it finds):
-  (a) read the tombstones of the chunk's scopes and drop the events they cover;
+  (a) read the tombstones of the chunk's scopes and refuse the events they cover,
+      deleting any copy of them already stored (see below);
   (b) bulk-create the rest (routing = user_id, 409 = already present);
-  (c) read the tombstones again and delete any document just written whose scope was
-      erased in between.
+  (c) read the tombstones again and delete any document just written that a
+      tombstone written in between covers.
 A document stored before the tombstone was written is found by the erasure's search
-(it refreshes after writing the tombstone); one stored after is seen by (c).
+(it refreshes after writing the tombstone); one stored after is seen by (c). When (c)
+never completes (its read fails for good, or the process dies), the document stays:
+the deletes of (a) remove it when the event comes again, as an at-least-once
+producer sends it, so any replay repairs what a failed run left.
 """
 
 import time
@@ -16,18 +21,22 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
 from indexer import bulk, tombstones
 from indexer.bulk import BulkStats, ItemResponse
-from indexer.chunking import Flush, chunks
+from indexer.chunking import Flush, chunks_and_flushes
 from indexer.document import Document, to_document
 from indexer.errors import AliasMissing
 from indexer.event import Event
 from indexer.results import SCOPE_ERASED, EventResult, Status
-from indexer.retry import RetryPolicy, call_with_retries
+from indexer.retry import RetryPolicy, Transient, call_with_retries
 from indexer.scope import scope_ids_of
+
+# An index that went away or was closed since the alias was read holds nothing to
+# delete (a closed one cannot be written to either).
+_NO_COPY_THERE = frozenset({"index_not_found_exception", "index_closed_exception"})
 
 
 class WriterOptions(BaseModel):
@@ -80,35 +89,35 @@ class Writer:
 
     def write(self, submissions: Iterable[Submission | Flush]) -> Iterator[Written]:
         """Results in input order, a chunk at a time. A `FLUSH` in the input sends
-        the pending chunk at once (an idle input must not hold events back).
+        the pending chunk at once and yields every result still held back: an idle
+        input must not hold events, nor their results, back.
 
         One chunk is written in a worker thread while the next is parsed and
         serialized here: Elasticsearch indexes while Python prepares, instead of
         each waiting for the other. Chunks still go out, and come back, in order.
         """
-        idle = False
-
-        def prepared() -> Iterator[_Pending | Flush]:
-            nonlocal idle
-            for item in submissions:
-                idle = isinstance(item, Flush)
-                yield item if isinstance(item, Flush) else self._prepare(item)
-
+        prepared = (
+            item if isinstance(item, Flush) else self._prepare(item) for item in submissions
+        )
         in_flight: tuple[list[_Pending], Future[None]] | None = None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk") as worker:
-            for chunk in chunks(
-                prepared(),
+            for chunk in chunks_and_flushes(
+                prepared,
                 max_count=self.options.chunk_events,
                 max_bytes=self.options.chunk_bytes,
                 size=lambda p: p.document.size if p.document else 0,
             ):
+                if isinstance(chunk, Flush):
+                    # Nothing more for now: answer without waiting for more input, even
+                    # when the burst ended exactly on a chunk boundary.
+                    if in_flight is not None:
+                        yield from _finished(*in_flight)
+                        in_flight = None
+                    continue
                 sent = (chunk, worker.submit(self._write_chunk, chunk))
                 if in_flight is not None:
                     yield from _finished(*in_flight)
                 in_flight = sent
-                if idle:  # nothing more for now: answer without waiting for more input
-                    yield from _finished(*in_flight)
-                    in_flight = None
             if in_flight is not None:
                 yield from _finished(*in_flight)
 
@@ -131,11 +140,15 @@ class Writer:
         live = [p for p in chunk if p.result is None]
         erased = self._erased({s for p in live for s in p.scopes})  # (a)
         to_send: list[tuple[_Pending, Document]] = []
+        refused: list[Document] = []
         for p in live:
-            if erased.intersection(p.scopes):
+            if _covered(p, erased):
                 p.result = _rejected(p.submission.event, SCOPE_ERASED)
+                if p.document is not None:
+                    refused.append(p.document)
             elif p.document is not None:
                 to_send.append((p, p.document))
+        self._delete_copies(refused)
         if not to_send:
             return
         # require_alias: a missing alias must not auto-create an unmapped index.
@@ -150,7 +163,7 @@ class Writer:
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
         erased = self._erased({s for p, _, _ in stored for s in p.scopes})
-        doomed = [entry for entry in stored if erased.intersection(entry[0].scopes)]
+        doomed = [entry for entry in stored if _covered(entry[0], erased)]
         if not doomed:
             return
         self._send(
@@ -162,9 +175,50 @@ class Writer:
         for p, _, _ in doomed:
             p.result = _rejected(p.submission.event, SCOPE_ERASED)
 
-    def _erased(self, scope_ids: set[str]) -> set[str]:
+    def _delete_copies(self, refused: list[Document]) -> None:
+        """Delete the stored copies of events refused at (a): left behind by a write
+        whose check (c) never completed. They are looked up first, in every index
+        behind the alias (a rollover may have happened since), with a realtime `mget`:
+        a blind delete of each would leave a deletion marker per event and index on
+        every replay of an erased scope, and almost all of them find nothing."""
+        if not refused:
+            return
+        indices = self._indices()
+        if not indices:
+            return
+        docs = [
+            {"_index": index, "_id": doc.id, "routing": doc.routing}
+            for doc in refused
+            for index in indices
+        ]
+        found = call_with_retries(
+            lambda: _found(self._client, docs),
+            policy=self.options.retry,
+            what="look for copies of erased events",
+            sleep=self._sleep,
+        )
+        if found:
+            self._send(
+                [
+                    ({"delete": {"_index": index, "_id": doc_id, "routing": routing}}, None)
+                    for index, doc_id, routing in found
+                ]
+            )
+
+    def _indices(self) -> list[str]:
+        def resolve() -> list[str]:
+            try:
+                return sorted(self._client.indices.get_alias(name=self._alias).body)
+            except NotFoundError:
+                return []  # no alias, no copies (and the next bulk says what is wrong)
+
         return call_with_retries(
-            lambda: tombstones.erased_among(self._client, self._alias, scope_ids),
+            resolve, policy=self.options.retry, what="resolve the alias", sleep=self._sleep
+        )
+
+    def _erased(self, scope_ids: set[str]) -> dict[str, int]:
+        return call_with_retries(
+            lambda: tombstones.erased_at(self._client, self._alias, scope_ids),
             policy=self.options.retry,
             what="read the tombstones",
             sleep=self._sleep,
@@ -191,6 +245,29 @@ class Writer:
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
         return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
+
+
+def _covered(pending: _Pending, erased: dict[str, int]) -> bool:
+    """A tombstone of one of the event's scopes was erased at or after its timestamp."""
+    stamp = pending.submission.event.timestamp.nanos
+    return any(stamp <= erased.get(scope, -1) for scope in pending.scopes)
+
+
+def _found(client: Elasticsearch, docs: list[dict[str, str]]) -> list[tuple[str, str, str]]:
+    """(index, id, routing) of the `docs` that exist, read in real time."""
+    response = client.mget(
+        docs=docs,
+        source=False,
+        realtime=True,
+        filter_path="docs._index,docs._id,docs.found,docs.error.type",
+    )
+    found = []
+    for asked, doc in zip(docs, response.body.get("docs", ()), strict=True):
+        if doc.get("found"):
+            found.append((asked["_index"], asked["_id"], asked["routing"]))
+        elif "error" in doc and doc["error"].get("type") not in _NO_COPY_THERE:
+            raise Transient(f"looking for a stored copy failed: {doc['error'].get('type')}")
+    return found
 
 
 def _finished(chunk: list[_Pending], done: "Future[None]") -> Iterator[Written]:

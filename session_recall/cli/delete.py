@@ -20,8 +20,9 @@ def delete(
     contact: str | None,
     inbox: str | None,
 ) -> None:
-    """Remove every event of a scope and refuse its later arrivals (a tombstone is
-    kept). Prints the number of events removed.
+    """Remove every event of a scope. A tombstone is kept: late retries and replays of
+    what was erased (events stamped before the erasure) are refused, while the
+    scope's new events are stored. Prints the number of events removed.
 
     \b
     Example:

@@ -1,6 +1,7 @@
 """`session-recall ingest FILE|-`: NDJSON events into Elasticsearch."""
 
 import contextlib
+import itertools
 import os
 import signal
 import sys
@@ -11,12 +12,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 import click
+from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from indexer import checkpoint as checkpoints
 from indexer.checkpoint import Position
+from indexer.chunking import Flush
 from indexer.errors import WriteUnavailable
-from indexer.lines import follow_file, read_stream
+from indexer.lines import Line, follow_file, read_finished_file, read_stream
 from session_recall.cli.context import AppContext, pass_app, reports_errors
 from session_recall.cli.progress import progress_reporter
 
@@ -80,7 +83,11 @@ def ingest_command(
 
     Each event is stored once, however often it is ingested, and is searchable when
     the command returns. Refused lines go to the dead-letter file with the reason.
-    Exit 0 when every event was accepted, 1 when some went to the dead-letter file.
+    Events of a scope erased after their timestamp (replays after `delete`) are
+    refused on purpose: counted in the summary, copied nowhere.
+
+    Exit 0 when every event was stored or refused as erased, 1 when some went to the
+    dead-letter file.
 
     \b
     Example:
@@ -94,7 +101,7 @@ def ingest_command(
         retry=RetryPolicy(max_attempts=max_attempts),
     )
     stop = threading.Event()
-    with _input(source, checkpoint, follow, stop) as (lines, start, total):
+    with _input(source, checkpoint, dead_letter, follow, stop) as (lines, start, total):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         with progress_reporter(total=total, start=start.offset) as report, stopping:
@@ -113,10 +120,24 @@ def ingest_command(
             except WriteUnavailable as err:
                 resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
                 raise click.ClickException(f"{err}{resume}") from None
-        # One refresh, so that what was just stored is searchable when the command
-        # returns (a search right after an ingest would otherwise miss up to 1 s of it).
-        client.indices.refresh(index=app.settings.index)
+        _refresh(client, app.settings.index)
     _finish(summary)
+
+
+def _refresh(client: Elasticsearch, alias: str) -> None:
+    """One refresh, so that what was just stored is searchable when the command returns
+    (a search right after an ingest would otherwise miss up to 1 s of it). Everything is
+    stored by then: a refusal (an API key that may only write, say) or a node gone at
+    the last moment is worth a warning, not a failed run."""
+    try:
+        client.indices.refresh(index=alias)
+    except (ApiError, TransportError) as err:
+        reason = f"{err.status_code}: {err.error}" if isinstance(err, ApiError) else err.message
+        click.echo(
+            f"Warning: the events are stored, but the final refresh failed ({reason}); "
+            "they may take a second to become searchable.",
+            err=True,
+        )
 
 
 def _finish(summary: IngestSummary) -> None:
@@ -127,8 +148,8 @@ def _finish(summary: IngestSummary) -> None:
 
 @contextmanager
 def _input(
-    source: str, checkpoint: Path | None, follow: bool, stop: threading.Event
-) -> Iterator[tuple[Iterator, Position, int | None]]:
+    source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
+) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
         yield read_stream(sys.stdin.buffer), Position(), None
         return
@@ -142,17 +163,32 @@ def _input(
     with file:
         stat = os.fstat(file.fileno())
         saved = checkpoints.load(checkpoint) if checkpoint else None
-        offset = checkpoints.resume_offset(saved, inode=stat.st_ino, size=stat.st_size)
-        if saved is not None and offset != saved.offset:
+        exclude = [p for p in (checkpoint, dead_letter) if p is not None]
+        rotated = checkpoints.rotated_file(path, saved, exclude=exclude)
+        head: Iterator[Line | Flush] = iter(())
+        total: int | None = stat.st_size
+        if saved is not None and rotated is not None:
+            # The rotated file's tail first, under its own inode: the checkpoint stays
+            # on it until all of it is acknowledged, so a crash comes back here again.
             click.echo(
-                f"{source} was replaced or truncated since the checkpoint: starting over.", err=True
+                f"{source} was rotated since the checkpoint: finishing {rotated} first.", err=True
             )
-        start = Position(offset=offset, inode=stat.st_ino)
+            head = read_finished_file(rotated, start=saved.offset, inode=saved.inode)
+            start, offset, total = saved, 0, None  # offsets span two files: no bar total
+        else:
+            offset = checkpoints.resume_offset(saved, inode=stat.st_ino, size=stat.st_size)
+            if saved is not None and offset != saved.offset:
+                click.echo(
+                    f"{source} was replaced or truncated since the checkpoint: starting over.",
+                    err=True,
+                )
+            start = Position(offset=offset, inode=stat.st_ino)
         if follow:
-            yield follow_file(path, start=offset, stop=stop), start, None
+            yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
         else:
             file.seek(offset)
-            yield read_stream(file, start=offset, inode=stat.st_ino), start, stat.st_size
+            rest = read_stream(file, start=offset, inode=stat.st_ino)
+            yield itertools.chain(head, rest), start, total
 
 
 @contextmanager

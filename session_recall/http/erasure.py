@@ -1,5 +1,6 @@
 """`DELETE` a user, a session of a user, or a contact in an inbox: every stored event
-of the scope is removed and a tombstone keeps later arrivals out."""
+of the scope is removed, and a tombstone keeps late retries and replays of them (events
+stamped before the erasure) out. The scope's new events are stored as usual."""
 
 import asyncio
 from typing import Any
@@ -13,7 +14,7 @@ from indexer import ErasureResult, Scope, erase
 from session_recall.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import bad_request, error_response
-from session_recall.http.openapi import ref
+from session_recall.http.openapi import path_parameters, ref
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
@@ -40,12 +41,7 @@ def erasure_group(services: Services) -> RouteGroup:
         return delete
 
     def operation(path: str) -> dict[str, Any]:
-        names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
-        parameters = [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in names
-        ]
-        return {"delete": {"parameters": parameters, **_OPERATION}}
+        return {"delete": {"parameters": path_parameters(path), **_OPERATION}}
 
     return RouteGroup(
         routes=[Route(path, endpoint(make), methods=["DELETE"]) for path, make in ROUTES.items()],
@@ -55,7 +51,10 @@ def erasure_group(services: Services) -> RouteGroup:
 
 
 _OPERATION: dict[str, Any] = {
-    "summary": "Remove every event of the scope and refuse its later arrivals",
+    "summary": "Remove every event of the scope and refuse replays of them",
+    "description": "A tombstone refuses the scope's events stamped at or before the "
+    "erasure (late retries, replays) with the reason `scope erased`; events stamped "
+    "after it are stored.",
     "responses": {
         "200": {
             "description": "Removed; `removed` counts the events deleted",

@@ -1,9 +1,11 @@
 """`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored.
 
 200 when every event is stored (indexed or already present); 422 when some were
-refused (the others are stored: see each result); 503 with Retry-After when
-Elasticsearch is unavailable, in which case none of the request may be taken as
-stored and the whole request should be sent again (creates are idempotent).
+refused (the others are stored: see each result), events of an erased scope included
+(reason "scope erased", counted in `erased`: refused on purpose, sending them again
+changes nothing); 503 with Retry-After when Elasticsearch is unavailable, in which
+case none of the request may be taken as stored and the whole request should be sent
+again (creates are idempotent).
 """
 
 import contextlib
@@ -11,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -33,6 +35,7 @@ from indexer.event import Event
 from indexer.retry import RetryPolicy
 from session_recall.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import ref
 
@@ -49,6 +52,10 @@ class EventsResponse(BaseModel):
     indexed: int
     already_present: int
     rejected: int
+    erased: int = Field(
+        description="Of `rejected`, events refused because their scope was erased after "
+        "they were stamped (reason `scope erased`)."
+    )
 
 
 def events_group(
@@ -69,7 +76,7 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
-        body = await _read_limited(request, max_body_bytes)
+        body = await read_limited(request, max_body_bytes)
         if body is None:
             return bad_request(
                 413, f"The body is over {max_body_bytes} bytes.", "Send fewer events per request."
@@ -139,6 +146,7 @@ def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
         indexed=counts[Status.INDEXED],
         already_present=counts[Status.ALREADY_PRESENT],
         rejected=counts[Status.REJECTED],
+        erased=sum(r.erased for r in results),
     )
     status = 422 if response.rejected else 200
     return JSONResponse(response.model_dump(mode="json", exclude_none=True), status_code=status)
@@ -156,14 +164,3 @@ def _refused(item: Rejected) -> EventResult:
 
 def _json(description: str, model: type[BaseModel]) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ref(model)}}}
-
-
-async def _read_limited(request: Request, limit: int) -> bytes | None:
-    """The body, or None once it passes `limit` (read no further than that)."""
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)

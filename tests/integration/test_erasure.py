@@ -1,5 +1,6 @@
-"""Erasure: every event of the scope goes, later arrivals are refused, and a live
-ingest of the same user cannot bring anything back."""
+"""Erasure: every event of the scope goes, late retries and replays of them are
+refused while the scope's new events are stored, and a live ingest of the same user
+cannot bring anything back."""
 
 import io
 import threading
@@ -10,9 +11,11 @@ from click.testing import CliRunner
 from elasticsearch import Elasticsearch
 
 from indexer import IngestSummary, Scope, WriterOptions, erase, ingest, read_stream
+from indexer.tombstones import erased_at, record
 from session_recall.cli import main
+from session_recall.instant import Instant
 from session_recall.node import wait_until
-from tests.support.ndjson import event, ndjson, stored, write_ndjson
+from tests.support.ndjson import append_ndjson, event, ndjson, stored, write_ndjson
 
 pytestmark = pytest.mark.integration
 
@@ -54,12 +57,62 @@ def test_delete_removes_the_scope_and_prints_the_count(
     assert code == 0, output
     assert output.startswith(f"Removed {removed} events of ")
     assert {user: stored(es, alias, user_id=user) for user in left} == left
-    # A replay stores nothing of the erased scope and copies none of it anywhere.
+    # A replay stores nothing of the erased scope and copies none of it anywhere; the
+    # refusals are the erasure working, so the run still succeeds.
     code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)
     assert code == 0, output
-    assert f"rejected {removed}." in output
+    assert output.endswith(f"rejected {removed} ({removed} of an erased scope).\n"), output
     assert {user: stored(es, alias, user_id=user) for user in left} == left
     assert not Path(dead).exists()
+
+
+def test_after_an_erasure_replays_are_refused_and_new_events_stored(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    source = write_ndjson(tmp_path / "events.ndjson", [event(i) for i in range(10)])
+    dead = tmp_path / "dead.ndjson"
+    assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", str(dead))[0] == 0
+    assert _cli(es_url, alias, "delete", "--user", "alice")[0] == 0
+    # Stamped after the erasure (which started before `delete` returned): new events.
+    after = Instant.now().nanos
+    new = [event(100 + i, timestamp=Instant(after + i).isoformat()) for i in range(5)]
+    append_ndjson(source, new)
+
+    code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", str(dead))
+
+    assert code == 0, output
+    assert output == "Read 15, indexed 5, already present 0, rejected 10 (10 of an erased scope).\n"
+    assert stored(es, alias, user_id="alice") == 5
+    assert not dead.exists()
+
+
+def test_an_erased_event_stamped_after_the_erasure_stays_out_on_replay(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    # A producer clock ahead of this one: the event is erased, so its replay must not
+    # pass for a new event; the tombstone is raised to cover it.
+    ahead = event(1, timestamp="2030-01-01T00:00:00Z")
+    source = write_ndjson(tmp_path / "events.ndjson", [event(0), ahead])
+    dead = str(tmp_path / "dead.ndjson")
+    assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)[0] == 0
+    assert _cli(es_url, alias, "delete", "--user", "alice") == (
+        0,
+        "Removed 2 events of user 'alice'.\n",
+    )
+
+    code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)
+
+    assert code == 0, output
+    assert "indexed 0, already present 0, rejected 2 (2 of an erased scope)" in output
+    assert stored(es, alias, user_id="alice") == 0
+
+
+def test_a_tombstone_only_moves_forward(es: Elasticsearch, alias: str):
+    scope = Scope.user("alice")
+    later, earlier = Instant.parse("2026-09-01T00:00:00Z"), Instant.parse("2026-08-01T00:00:00Z")
+    record(es, alias, scope, erased_at=later)
+    record(es, alias, scope, erased_at=earlier)  # an older erasure finishing last
+    assert erased_at(es, alias, [scope.id]) == {scope.id: later.nanos}
 
 
 def test_erasing_twice_is_harmless(es: Elasticsearch, es_url: str, alias: str):
@@ -112,13 +165,14 @@ def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
     assert isinstance(first, IngestSummary), first
     assert result.removed > 0
     assert first.rejected > 0, "no event was refused: the erasure did not overlap the ingest"
-    assert first.dead_lettered == 0
+    assert first.erased == first.rejected and first.dead_lettered == 0
     assert stored(es, alias, user_id="victim") == 0
     assert stored(es, alias, user_id="bystander") == total // 2
 
     replay = ingest(es, alias, read_stream(io.BytesIO(data)), dead_letter=tmp_path / "d2")
 
-    assert replay.rejected == total // 2
+    # Every event was stamped before the erasure started: the replay is all refused.
+    assert replay.rejected == replay.erased == total // 2
     assert replay.already_present == total // 2
     assert stored(es, alias, user_id="victim") == 0
     assert not (tmp_path / "d1").exists() and not (tmp_path / "d2").exists()

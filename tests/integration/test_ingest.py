@@ -179,3 +179,27 @@ def test_documents_elasticsearch_refuses_go_to_the_dead_letter_and_the_rest_is_s
     assert letter["reason"].startswith(
         "line 2: Elasticsearch refused it (400): document_parsing_exception"
     )
+
+
+def test_a_refused_final_refresh_is_a_warning_and_the_run_still_succeeds(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    # A real refusal: a closed index behind the alias. The events go to the write index,
+    # but refreshing the alias fails (as with an API key allowed to write only).
+    es.indices.create(index=f"{alias}-closed", aliases={alias: {}})
+    es.indices.close(index=f"{alias}-closed")
+    source = write_ndjson(tmp_path / "events.ndjson", [event(i) for i in range(3)])
+
+    dead = str(tmp_path / "dead.ndjson")
+    result = CliRunner().invoke(
+        main, ["--es-url", es_url, "--index", alias, "ingest", str(source), "--dead-letter", dead]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "Read 3, indexed 3, already present 0, rejected 0.\n"
+    (warning,) = result.stderr.splitlines()
+    assert warning.startswith("Warning: the events are stored, but the final refresh failed")
+    assert "index_closed_exception" in warning
+    assert "may take a second to become searchable" in warning
+    es.indices.refresh(index=f"{alias}-000001")
+    assert es.count(index=f"{alias}-000001")["count"] == 3

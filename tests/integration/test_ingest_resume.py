@@ -10,7 +10,7 @@ import orjson
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer.checkpoint import load
+from indexer.checkpoint import Position, load
 from session_recall.node import wait_until
 from tests.support.ndjson import append_ndjson, duplicated_event_ids, event, stored, write_ndjson
 
@@ -164,3 +164,46 @@ def test_a_quiet_producer_on_stdin_is_flushed_without_waiting_for_a_full_chunk(
     finally:
         output = run.communicate(timeout=60)[0].decode()
     assert run.returncode == 0, output
+
+
+@pytest.mark.parametrize("follow", [False, True], ids=["once", "follow"])
+def test_a_file_rotated_before_its_tail_was_stored_is_finished_first_on_restart(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path, follow: bool
+):
+    source = write_ndjson(tmp_path / "events.ndjson", (event(i) for i in range(50)))
+    ckpt, dead = tmp_path / "events.ckpt", tmp_path / "dead.ndjson"
+    args = [str(source), "--checkpoint", str(ckpt), "--dead-letter", str(dead)]
+    first = _start(es_url, alias, *args)
+    assert first.communicate(timeout=120)[0].decode().startswith("Read 50, indexed 50")
+    assert load(ckpt) == Position(offset=source.stat().st_size, inode=source.stat().st_ino)
+    # The producer writes on, then the file is rotated, with no run to read the tail:
+    # the checkpoint is left where a run killed before the tail was acknowledged leaves
+    # it (its offset in the old inode), the state a restart has to deal with.
+    append_ndjson(source, (event(i) for i in range(50, 80)))
+    source.rename(tmp_path / "events.ndjson.1")
+    write_ndjson(source, (event(i) for i in range(80, 100)))
+    current = Position(offset=source.stat().st_size, inode=source.stat().st_ino)
+
+    run = _start(es_url, alias, *args, *(["--follow"] if follow else []))
+    try:
+        if follow:
+            assert wait_until(lambda: _saved(ckpt) == current, timeout=60)
+    finally:
+        if follow:
+            run.send_signal(signal.SIGTERM)
+        output = run.communicate(timeout=60)[0].decode()
+
+    assert run.returncode == 0, output
+    assert stored(es, alias) == 100, output
+    assert duplicated_event_ids(es, alias) == []
+    assert load(ckpt) == current
+    assert "was rotated since the checkpoint: finishing" in output
+    assert output.strip().splitlines()[-1] == "Read 50, indexed 50, already present 0, rejected 0."
+    assert not dead.exists()
+
+
+def _saved(path: Path) -> Position | None:
+    try:
+        return load(path)
+    except Exception:  # a reader may race the rename; the next poll sees the file
+        return None

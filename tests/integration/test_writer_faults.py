@@ -1,11 +1,13 @@
-"""The writer under real faults: a node that throttles, a cluster that is gone, and
-an erasure that lands between a writer's tombstone check and its bulk."""
+"""The writer under real faults: a node that throttles, a cluster that is gone, an
+erasure that lands between a writer's tombstone check and its bulk, and a write whose
+last tombstone check never completes."""
 
 import logging
 import threading
 from typing import Any
 
 import pytest
+from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import Elasticsearch
 
 from indexer import (
@@ -16,11 +18,13 @@ from indexer import (
     Writer,
     WriterOptions,
     WriteUnavailable,
+    erase,
     parse_object,
 )
 from indexer.tombstones import record
 from session_recall.client import make_client
 from session_recall.config import Settings
+from session_recall.instant import Instant
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event, stored
@@ -96,8 +100,6 @@ class _FlakyBulk(Elasticsearch):
     def bulk(self, *args: Any, **kwargs: Any) -> Any:
         if type(self).failures_left > 0:
             type(self).failures_left -= 1
-            from elasticsearch import ConnectionError as ESConnectionError
-
             raise ESConnectionError("injected: connection reset")
         return super().bulk(*args, **kwargs)
 
@@ -123,7 +125,7 @@ class _EraseDuringBulk(Elasticsearch):
     def bulk(self, *args: Any, **kwargs: Any) -> Any:
         scope, type(self).scope = type(self).scope, None
         if scope is not None:
-            record(self, self.alias, scope)
+            record(self, self.alias, scope, erased_at=Instant.now())
         return super().bulk(*args, **kwargs)
 
 
@@ -139,4 +141,50 @@ def test_an_erasure_between_check_and_bulk_is_undone_by_the_second_check(
     assert all(r.status is Status.INDEXED for r in results[100:])
     assert stored(es, alias, session_id="s-0") == 0
     assert stored(es, alias, session_id="s-1") == 50
+    client.close()
+
+
+class _EraseThenLoseTheCheck(Elasticsearch):
+    """A seam: just before the first bulk goes out, a whole erasure of `scope` runs
+    (tombstone, refresh, search: it finds nothing yet); right after the bulk, the
+    writer's tombstone read (its check (c)) fails, as when the process dies there."""
+
+    plain: Elasticsearch | None = None
+    alias = ""
+    scope: Scope | None = None
+    lose_next_check = False
+
+    def bulk(self, *args: Any, **kwargs: Any) -> Any:
+        cls = type(self)
+        scope, cls.scope = cls.scope, None
+        if scope is not None and cls.plain is not None:
+            erase(cls.plain, cls.alias, scope)
+        response = super().bulk(*args, **kwargs)
+        cls.lose_next_check = scope is not None
+        return response
+
+    def mget(self, *args: Any, **kwargs: Any) -> Any:
+        if type(self).lose_next_check:
+            type(self).lose_next_check = False
+            raise ESConnectionError("injected: the check after the bulk never completes")
+        return super().mget(*args, **kwargs)
+
+
+def test_a_replay_removes_what_a_write_whose_last_check_failed_left_behind(
+    es_url: str, es: Elasticsearch, alias: str
+):
+    seam = _EraseThenLoseTheCheck
+    seam.plain, seam.alias, seam.scope = es, alias, Scope.user("alice")
+    client = seam(es_url)
+    events = [event(i) for i in range(20)]
+    # One attempt: the failed check is not retried, as if the process died there.
+    once = WriterOptions(retry=RetryPolicy(max_attempts=1))
+    with pytest.raises(WriteUnavailable, match="read the tombstones"):
+        list(Writer(client, alias, options=once).write(_submissions(events)))
+    assert stored(es, alias, user_id="alice") == 20, "the leftover this test is about"
+
+    replay = [w.result for w in Writer(es, alias).write(_submissions(events))]
+
+    assert [r.reason for r in replay] == ["scope erased"] * 20
+    assert stored(es, alias, user_id="alice") == 0
     client.close()

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from indexer import IndexerError, Position
-from indexer.checkpoint import load, resume_offset, save
+from indexer.checkpoint import load, resume_offset, rotated_file, save
 
 
 def test_a_saved_position_loads_back_and_leaves_no_temporary_file(tmp_path):
@@ -40,3 +40,43 @@ def test_a_corrupt_checkpoint_says_how_to_recover(tmp_path):
 )
 def test_resume_offset(saved, inode, size, expected):
     assert resume_offset(saved, inode=inode, size=size) == expected
+
+
+def _rotated_setup(tmp_path):
+    path = tmp_path / "events.ndjson"
+    path.write_bytes(b"a\nb\n")
+    saved = Position(offset=2, inode=os.stat(path).st_ino)
+    return path, saved
+
+
+def test_a_rotated_file_is_found_by_its_inode_under_a_name_extending_the_path(tmp_path):
+    path, saved = _rotated_setup(tmp_path)
+    assert rotated_file(path, saved) is None, "still the same file"
+    path.rename(tmp_path / "events.ndjson-20261130")
+    (tmp_path / "other.ndjson").write_bytes(b"x\n")
+    path.write_bytes(b"new\n")
+    assert rotated_file(path, saved) == tmp_path / "events.ndjson-20261130"
+    assert rotated_file(path, None) is None
+    assert rotated_file(path, Position(offset=2)) is None
+
+
+@pytest.mark.parametrize(
+    "case", ["gone", "shorter than the offset", "excluded", "renamed elsewhere", "path missing"]
+)
+def test_a_rotated_file_that_cannot_be_the_checkpointed_one_is_not_used(tmp_path, case):
+    path, saved = _rotated_setup(tmp_path)
+    rotated = tmp_path / "events.ndjson.1"
+    path.rename(rotated)
+    if case != "path missing":
+        path.write_bytes(b"new\n")
+    exclude = []
+    if case == "gone":
+        rotated.unlink()
+    elif case == "shorter than the offset":
+        rotated.write_bytes(b"a")  # same inode, truncated: not the same content
+    elif case == "excluded":
+        exclude = [rotated]
+    elif case == "renamed elsewhere":
+        rotated.rename(tmp_path / "archive.ndjson")
+    expected = rotated if case == "path missing" else None
+    assert rotated_file(path, saved, exclude=exclude) == expected
