@@ -15,7 +15,7 @@ when there is a next page.
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
-comes with the first page, from an aggregation in the same request.
+comes with the first page: an aggregation sent beside it in one `msearch`.
 """
 
 from typing import Any
@@ -30,6 +30,7 @@ from recall.query import (
     Body,
     Criteria,
     Position,
+    latest_body,
     latest_instant,
     page_body,
     search_query,
@@ -101,8 +102,8 @@ class Pager:
     ) -> RecallPage:
         filters, size = scope.filters(), self.page_size
         if state is None:
-            response = self._by_number(filters, criteria, scope.routing, page)
-            as_of = latest_instant(response)
+            response, latest = self._by_number(filters, criteria, scope.routing, page)
+            as_of = latest_instant(latest)
         else:
             as_of = Instant(state.as_of)
             query = search_query(filters, criteria, as_of=as_of)
@@ -126,8 +127,8 @@ class Pager:
 
     def _by_number(
         self, filters: list[Body], criteria: Criteria, routing: str | None, page: int
-    ) -> Body:
-        """The response for page `page`, with the latest matching instant alongside."""
+    ) -> tuple[Body, Body]:
+        """The response for page `page`, and the latest matching instant's (one trip)."""
         size = self.page_size
         skip, after = page * size, None
         while skip + size + 1 > self._window:
@@ -136,12 +137,19 @@ class Pager:
             response = self._search(skip_body(query, skip=hop), routing, filter_path=_SORT_ONLY)
             hits = transport.hits(response)
             if not hits:  # fewer matches than the page number needs
-                return {}
+                return {}, {}
             after, skip = Position.of(hits[0]), skip - hop
-        # The hops only drop matches that sort earlier, so the latest match they leave is
-        # the latest match of the whole query.
-        query = search_query(filters, criteria, after=after)
-        return self._search(page_body(query, size=size + 1, offset=skip, latest=True), routing)
+        page_query = search_query(filters, criteria, after=after)
+        response, latest = transport.msearch(
+            self._client,
+            alias=self._alias,
+            bodies=[
+                page_body(page_query, size=size + 1, offset=skip),
+                latest_body(search_query(filters, criteria)),
+            ],
+            routing=routing,
+        )
+        return response, latest
 
     def _search(self, body: Body, routing: str | None, filter_path: str | None = None) -> Body:
         return transport.search(

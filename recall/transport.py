@@ -1,11 +1,11 @@
-"""The one place recall talks to Elasticsearch: `search`, and nothing that writes.
+"""The one place recall talks to Elasticsearch: `search` and `msearch`, nothing that writes.
 
 Engine errors that a caller can act on become domain errors with a next step.
 """
 
 from typing import Any
 
-from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
 from recall.errors import IndexNotFound, SearchRefused
@@ -22,32 +22,58 @@ def search(
 ) -> dict[str, Any]:
     try:
         response = client.search(index=alias, routing=routing, body=body, filter_path=filter_path)
-    except NotFoundError as err:
-        if err.error != "index_not_found_exception":
-            raise
-        raise IndexNotFound(
-            f"There is no index or alias {alias!r} to search.",
-            hint="Check SESSION_RECALL_INDEX, or run `session-recall setup`.",
-        ) from None
-    except (ConnectionFailed, ConnectionTimeout) as err:
-        raise ElasticsearchUnavailable(
-            f"Elasticsearch did not answer the search: {type(err).__name__}.",
-            hint="Check ELASTICSEARCH_URL and that the node runs, then retry.",
-        ) from None
-    except ApiError as err:
-        # Overload and server errors pass with time; anything else (a key without read
-        # privilege, a rejected request) needs someone to act, and retrying will not help.
-        if err.status_code == 429 or err.status_code >= 500:
-            raise ElasticsearchUnavailable(
-                f"Elasticsearch could not run the search now ({err.status_code} {err.error}).",
-                hint="Retry in a few seconds.",
-            ) from None
-        raise SearchRefused(
-            f"Elasticsearch refused the search ({err.status_code} {err.error}).",
-            hint=f"Check that the credentials may read {alias!r} (privilege 'read').",
-        ) from None
+    except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
     body_out: dict[str, Any] = response.body
     return body_out
+
+
+def msearch(
+    client: Elasticsearch, *, alias: str, bodies: list[dict[str, Any]], routing: str | None
+) -> list[dict[str, Any]]:
+    """Several searches in one round trip; Elasticsearch runs them side by side."""
+    searches: list[dict[str, Any]] = []
+    for body in bodies:
+        searches += [{}, body]
+    try:
+        response = client.msearch(index=alias, routing=routing, searches=searches)
+    except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
+    answers: list[dict[str, Any]] = response.body["responses"]
+    for answer in answers:
+        if "error" in answer:  # each search fails on its own, inside a 200 response
+            error = answer["error"]
+            kind = error.get("type", "error") if isinstance(error, dict) else str(error)
+            raise _refusal(int(answer.get("status", 500)), kind, alias)
+    return answers
+
+
+def _domain_error(err: Exception, alias: str) -> Exception:
+    if isinstance(err, ApiError):
+        return _refusal(err.status_code, str(err.error), alias)
+    return ElasticsearchUnavailable(
+        f"Elasticsearch did not answer the search: {type(err).__name__}.",
+        hint="Check ELASTICSEARCH_URL and that the node runs, then retry.",
+    )
+
+
+def _refusal(status: int, kind: str, alias: str) -> Exception:
+    # Overload and server errors pass with time; anything else (a key without read
+    # privilege, a rejected request) needs someone to act, and retrying will not help.
+    if kind == "index_not_found_exception":
+        return IndexNotFound(
+            f"There is no index or alias {alias!r} to search.",
+            hint="Check SESSION_RECALL_INDEX, or run `session-recall setup`.",
+        )
+    if status == 429 or status >= 500:
+        return ElasticsearchUnavailable(
+            f"Elasticsearch could not run the search now ({status} {kind}).",
+            hint="Retry in a few seconds.",
+        )
+    return SearchRefused(
+        f"Elasticsearch refused the search ({status} {kind}).",
+        hint=f"Check that the credentials may read {alias!r} (privilege 'read').",
+    )
 
 
 def hits(response: dict[str, Any]) -> list[dict[str, Any]]:

@@ -21,3 +21,10 @@ class QueryRecorder:
         request |= {k: v for k, v in params.items() if v is not None}
         self.requests.append(request)
         return SimpleNamespace(body=_EMPTY)
+
+    def msearch(self, *, index: str, searches: list[dict[str, Any]], routing: str | None = None,
+                **params: Any) -> SimpleNamespace:  # fmt: skip
+        bodies = searches[1::2]  # header, body, header, body...
+        for body in bodies:
+            self.search(index=index, body=body, routing=routing, **params)
+        return SimpleNamespace(body={"responses": [_EMPTY for _ in bodies]})

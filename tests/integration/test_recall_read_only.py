@@ -39,7 +39,7 @@ class Recording:
         return call
 
 
-def test_every_searcher_and_pagination_path_only_calls_search(es: Elasticsearch, alias: str):
+def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearch, alias: str):
     events = [
         event(
             f"e{i:03d}",
@@ -76,4 +76,4 @@ def test_every_searcher_and_pagination_path_only_calls_search(es: Elasticsearch,
     first = c.search("we decided", current_session_id="s0")
     assert c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
 
-    assert calls and set(calls) == {"search"}, calls
+    assert calls and set(calls) <= {"search", "msearch"}, calls

@@ -10,6 +10,7 @@ from recall.query import (
     Criteria,
     Position,
     after_clause,
+    latest_body,
     latest_instant,
     page_body,
     search_query,
@@ -82,12 +83,12 @@ def test_pages_sort_on_timestamp_then_event_id_then_user_and_never_count():
     assert page_body({"match_all": {}}, size=11, offset=30)["from"] == 30
 
 
-def test_skip_bodies_carry_no_source_and_first_pages_ask_for_the_latest_instant():
+def test_skip_and_latest_bodies_carry_no_source():
     skip = skip_body({"match_all": {}}, skip=10_000)
     assert (skip["from"], skip["size"], skip["_source"]) == (9_999, 1, False)
-    first = page_body({"match_all": {}}, size=11, latest=True)
-    assert first["aggs"] == {"latest": {"max": {"field": "timestamp"}}}
-    assert "aggs" not in page_body({"match_all": {}}, size=11)
+    latest = latest_body({"match_all": {}})
+    assert latest["size"] == 0
+    assert latest["aggs"] == {"latest": {"max": {"field": "timestamp"}}}
 
 
 def test_the_latest_instant_covers_its_whole_millisecond():
