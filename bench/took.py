@@ -1,7 +1,7 @@
 """Elasticsearch's own `took` for the searches an engine makes, seen at a seam.
 
 `TookRecorder` stands in for the client: it passes every call through, and adds up the
-`took` of each search response. Elasticsearch reports `took` in whole milliseconds,
+`took` of each search (or msearch) response. Elasticsearch reports `took` in whole milliseconds,
 truncated, so the overhead computed from it is overstated by up to 1 ms per request.
 """
 
@@ -25,6 +25,14 @@ class TookRecorder:
             # A filtered response drops `took`; ask for it back (a few bytes more).
             kwargs["filter_path"] = f"{filter_path},took"
         response = self._client.search(**kwargs)
+        self._took_ms += int(response.body.get("took", 0))
+        self._requests += 1
+        self.last_requests.append(kwargs)
+        return response
+
+    def msearch(self, **kwargs: Any) -> Any:
+        """Several searches in one round trip: one request, and the batch's `took`."""
+        response = self._client.msearch(**kwargs)
         self._took_ms += int(response.body.get("took", 0))
         self._requests += 1
         self.last_requests.append(kwargs)
