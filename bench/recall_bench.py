@@ -176,7 +176,10 @@ class OurRecall:
 
     def _replay(self, requests: list[dict[str, Any]]) -> None:
         for request in requests:
-            self._client.search(**request)
+            if "searches" in request:
+                self._client.msearch(**request)
+            else:
+                self._client.search(**request)
 
 
 def _time_ms(call: Callable[[], object]) -> float:
