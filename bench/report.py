@@ -295,9 +295,9 @@ def _method(results: dict[str, Any]) -> list[str]:
         f"- **Cursor**: the page at depth {depth:,} (events {depth * 10:,} to "
         f"{depth * 10 + 9:,}) is reached once by walking the cursors, checked against the "
         "same page by number, then fetched repeatedly with its cursor.",
-        "- **`took`** is Elasticsearch's own time for each search, summed over the requests "
-        "of one call (page 0 sends two when there is a next page: the page and the "
-        "cursor's upper bound). Elasticsearch truncates `took` to whole milliseconds, so "
+        "- **`took`** is Elasticsearch's own time for each request, summed over the requests "
+        "of one call (a first page is one `msearch`: the page and the cursor's upper bound "
+        "side by side). Elasticsearch truncates `took` to whole milliseconds, so "
         "overhead = latency - `took` reads up to 1 ms high per request. **Bare client** is "
         "the same requests replayed through elasticsearch-py without our engine: what any "
         "Python caller pays for HTTP and JSON.",
