@@ -2,6 +2,7 @@
 
 import json
 import logging
+import sys
 
 import click
 
@@ -69,7 +70,7 @@ def mcp(
     from session_recall.mcp_server import build_server, serve_stdio
 
     # stdout carries the protocol: anything else a library logs goes to stderr.
-    logging.basicConfig(level=logging.WARNING, stream=click.get_text_stream("stderr"))
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     searchers = Searchers.from_settings(app.client, app.settings)
     bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
     if contact and inbox:
