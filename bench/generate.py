@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 
 SEED = 20260701
 HEAVY_USER = "heavy-user"

@@ -22,8 +22,8 @@ from elasticsearch import Elasticsearch
 from bench.reference_recall import ReferenceCrossSessionRecall, ReferencePage
 from bench.timing import Samples, repeat
 from bench.took import TookRecorder
-from recall import CrossSessionSearcher, RecallPage
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import CrossSessionSearcher, RecallPage
 
 KINDS = ("page0_any", "page0_all", "page0_since", "page10", "cursor")
 LABELS = {

@@ -26,11 +26,15 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
 
-from recall import CrossConversationSearcher, CrossConversationSettings, CrossSessionSearcher
-from recall.recent_conversations import recent_conversations_body, window_start
 from session_recall.client import make_client
 from session_recall.config import Settings
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import (
+    CrossConversationSearcher,
+    CrossConversationSettings,
+    CrossSessionSearcher,
+)
+from session_recall.recall.recent_conversations import recent_conversations_body, window_start
 from session_recall.templates import index_templates, install
 
 USER, CONTACT, INBOX = "bench-user", "bench-contact", "bench-inbox"

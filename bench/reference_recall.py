@@ -20,7 +20,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 
 MAX_QUERY_TERMS = 20  # CrossSessionRecallTools.MAX_QUERY_TERMS
 # Events per request while reading a session: a JDBC driver's fetch size, or a repository

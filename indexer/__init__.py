@@ -6,12 +6,12 @@ The CLI (`session-recall ingest|serve|delete`) and the HTTP endpoints are thin
 adapters over them.
 """
 
-from indexer.batcher import Batcher, BatchingOptions
-from indexer.checkpoint import Position
-from indexer.deadletter import DeadLetter
-from indexer.document import document_body, document_id, to_document
-from indexer.erasure import ErasureResult, erase
-from indexer.errors import (
+from session_recall.indexer.batcher import Batcher, BatchingOptions
+from session_recall.indexer.checkpoint import Position
+from session_recall.indexer.deadletter import DeadLetter
+from session_recall.indexer.document import document_body, document_id, to_document
+from session_recall.indexer.erasure import ErasureResult, erase
+from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
     IndexerError,
@@ -19,15 +19,15 @@ from indexer.errors import (
     Overloaded,
     WriteUnavailable,
 )
-from indexer.event import Event, derived_event_id
-from indexer.ingest import ingest
-from indexer.lines import Line, follow_file, read_stream
-from indexer.parsing import EventLimits, Parsed, Rejected, parse_line, parse_object
-from indexer.results import EventResult, IngestSummary, Status
-from indexer.retry import RetryPolicy
-from indexer.scope import Scope
-from indexer.tombstones import tombstone_index
-from indexer.writer import Submission, Writer, WriterOptions, Written
+from session_recall.indexer.event import Event, derived_event_id
+from session_recall.indexer.ingest import ingest
+from session_recall.indexer.lines import Line, follow_file, read_stream
+from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line, parse_object
+from session_recall.indexer.results import EventResult, IngestSummary, Status
+from session_recall.indexer.retry import RetryPolicy
+from session_recall.indexer.scope import Scope
+from session_recall.indexer.tombstones import tombstone_index
+from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written
 
 __all__ = [
     "AliasMissing",

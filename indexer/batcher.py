@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from indexer.errors import Overloaded
-from indexer.event import Event
-from indexer.results import EventResult
-from indexer.writer import Submission, Writer
+from session_recall.indexer.errors import Overloaded
+from session_recall.indexer.event import Event
+from session_recall.indexer.results import EventResult
+from session_recall.indexer.writer import Submission, Writer
 
 
 class BatchingOptions(BaseModel):

@@ -15,8 +15,8 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, TransportError, helpers
 
-from indexer.errors import IndexerError, WriteUnavailable
-from indexer.retry import THROTTLED, RetryPolicy, is_retryable
+from session_recall.indexer.errors import IndexerError, WriteUnavailable
+from session_recall.indexer.retry import THROTTLED, RetryPolicy, is_retryable
 
 Action = tuple[dict[str, Any], bytes | None]
 # An error reason can quote a whole document; a dead-letter line needs the gist only.

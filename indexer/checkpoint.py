@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from indexer.errors import IndexerError
+from session_recall.indexer.errors import IndexerError
 
 
 class Position(BaseModel):

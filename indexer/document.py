@@ -10,12 +10,12 @@ from typing import Any
 
 import orjson
 
-from indexer.digest import digest
-from indexer.event import Event
+from session_recall.core.digest import digest
+from session_recall.indexer.event import Event
 
 
 def document_id(*, user_id: str, event_id: str) -> str:
-    return digest(user_id, event_id)
+    return digest([user_id, event_id])
 
 
 def document_body(event: Event) -> dict[str, Any]:

@@ -21,12 +21,12 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch
 from pydantic import BaseModel
 
-from indexer import bulk, tombstones
-from indexer.bulk import BulkStats
-from indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
-from indexer.retry import RetryPolicy, call_with_retries
-from indexer.scope import Scope
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.indexer import bulk, tombstones
+from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
+from session_recall.indexer.retry import RetryPolicy, call_with_retries
+from session_recall.indexer.scope import Scope
 
 PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds

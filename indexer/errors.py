@@ -1,6 +1,6 @@
 """Errors of the indexer. Each says what happened and what to do next."""
 
-from session_recall.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
 
 
 class IndexerError(SessionRecallError):

@@ -17,8 +17,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from indexer.digest import digest
-from session_recall.instant import Instant
+from session_recall.core.digest import digest
+from session_recall.core.instant import Instant
 
 # Elasticsearch caps `_id` at 512 bytes; ids are hashed into `_id`, but a keyword of
 # any length costs memory in every segment, so producers get the same bound.
@@ -85,12 +85,14 @@ def derived_event_id(event: Event) -> str:
     (attempt counts, latencies) that differ between a send and its retry.
     """
     return digest(
-        event.user_id,
-        event.session_id,
-        event.timestamp.nanos,
-        event.type,
-        event.text,
-        event.contact_id,
-        event.inbox_id,
-        event.conversation_type,
+        [
+            event.user_id,
+            event.session_id,
+            event.timestamp.nanos,
+            event.type,
+            event.text,
+            event.contact_id,
+            event.inbox_id,
+            event.conversation_type,
+        ]
     )

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from elasticsearch import Elasticsearch
 
-from indexer import checkpoint
-from indexer.checkpoint import Position
-from indexer.chunking import Flush
-from indexer.deadletter import DeadLetter
-from indexer.lines import Line
-from indexer.parsing import EventLimits, Parsed, Rejected, parse_line
-from indexer.progress import Progress
-from indexer.results import IngestSummary
-from indexer.writer import Submission, Writer, WriterOptions
+from session_recall.indexer import checkpoint
+from session_recall.indexer.checkpoint import Position
+from session_recall.indexer.chunking import Flush
+from session_recall.indexer.deadletter import DeadLetter
+from session_recall.indexer.lines import Line
+from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
+from session_recall.indexer.progress import Progress
+from session_recall.indexer.results import IngestSummary
+from session_recall.indexer.writer import Submission, Writer, WriterOptions
 
 # Saving is an fsync or two; every half second keeps a crash's replay short without
 # making the disk the bottleneck.

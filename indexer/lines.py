@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from indexer.chunking import FLUSH, Flush
+from session_recall.indexer.chunking import FLUSH, Flush
 
 BLOCK_BYTES = 1024 * 1024
 # Text is capped at 1 MB by default; a line ten times that is not an event, and

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, Field, ValidationError
 
-from indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
+from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}

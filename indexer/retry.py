@@ -8,7 +8,7 @@ from typing import TypeVar
 from elasticsearch import ApiError, TransportError
 from pydantic import BaseModel, Field
 
-from indexer.errors import WriteUnavailable
+from session_recall.indexer.errors import WriteUnavailable
 
 T = TypeVar("T")
 

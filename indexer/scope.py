@@ -6,8 +6,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from indexer.digest import digest
-from indexer.event import Event, Identifier
+from session_recall.core.digest import digest
+from session_recall.indexer.event import Event, Identifier
 
 Kind = Literal["user", "session", "contact"]
 
@@ -77,7 +77,7 @@ def scope_id(kind: Kind, *key: str | None) -> str:
     """Cached: a bulk chunk names the same few users and sessions again and again.
     (A pure function of its arguments; tombstones themselves are never cached.) The
     bound covers a chunk's scopes; a larger cache would only keep ids alive."""
-    return digest(kind, *key)
+    return digest([kind, *key])
 
 
 def scope_ids_of(event: Event) -> tuple[str, ...]:

@@ -16,9 +16,9 @@ from collections.abc import Collection
 
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch
 
-from indexer.retry import Transient
-from indexer.scope import Scope
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.indexer.retry import Transient
+from session_recall.indexer.scope import Scope
 
 _KEYWORD = {"type": "keyword"}
 MAPPING = {

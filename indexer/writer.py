@@ -24,15 +24,15 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
-from indexer import bulk, tombstones
-from indexer.bulk import BulkStats, ItemResponse
-from indexer.chunking import Flush, chunks_and_flushes
-from indexer.document import Document, to_document
-from indexer.errors import AliasMissing
-from indexer.event import Event
-from indexer.results import SCOPE_ERASED, EventResult, Status
-from indexer.retry import RetryPolicy, Transient, call_with_retries
-from indexer.scope import scope_ids_of
+from session_recall.indexer import bulk, tombstones
+from session_recall.indexer.bulk import BulkStats, ItemResponse
+from session_recall.indexer.chunking import Flush, chunks_and_flushes
+from session_recall.indexer.document import Document, to_document
+from session_recall.indexer.errors import AliasMissing
+from session_recall.indexer.event import Event
+from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
+from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
+from session_recall.indexer.scope import scope_ids_of
 
 # An index that went away or was closed since the alias was read holds nothing to
 # delete (a closed one cannot be written to either).

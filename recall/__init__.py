@@ -11,18 +11,18 @@ Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
 `next_cursor`. Errors derive from `RecallError` and say what to do next. The package
 only ever runs searches: it never writes, deletes or runs scripts.
 
-    key = load_cursor_key(settings)
+    key = load_cursor_key(settings.home)
     searcher = CrossSessionSearcher(client, alias=settings.index, user_id="u1", cursor_key=key)
     page = searcher.search("we decided, let's go with", match="any")
 """
 
-from recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
-from recall.conversation import ConversationSearcher
-from recall.cross_conversation import CrossConversationSearcher
-from recall.cross_conversation_settings import CrossConversationSettings
-from recall.cross_session import CrossSessionSearcher
-from recall.cursor_key import load_cursor_key
-from recall.errors import (
+from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
+from session_recall.recall.conversation import ConversationSearcher
+from session_recall.recall.cross_conversation import CrossConversationSearcher
+from session_recall.recall.cross_conversation_settings import CrossConversationSettings
+from session_recall.recall.cross_session import CrossSessionSearcher
+from session_recall.recall.cursor_key import load_cursor_key
+from session_recall.recall.errors import (
     ConflictingPagination,
     CursorMismatch,
     EmptyQuery,
@@ -37,8 +37,8 @@ from recall.errors import (
     TermTooLong,
     TooManyTerms,
 )
-from recall.page import RecallItem, RecallPage
-from recall.pager import MAX_PAGE_SIZE
+from session_recall.recall.page import RecallItem, RecallPage
+from session_recall.recall.pager import MAX_PAGE_SIZE
 
 __all__ = [
     "MAX_PAGE_SIZE",

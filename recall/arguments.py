@@ -5,14 +5,14 @@ argument is a clear error rather than an engine error or, worse, a silent "no fi
 
 from typing import Literal
 
-from recall.errors import (
+from session_recall.core.instant import EXPECTED_FORMAT, Instant, InvalidInstant
+from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
     InvalidSince,
     TermTooLong,
     TooManyTerms,
 )
-from session_recall.instant import EXPECTED_FORMAT, Instant, InvalidInstant
 
 MatchMode = Literal["any", "all"]
 

@@ -2,11 +2,11 @@
 
 from elasticsearch import Elasticsearch
 
-from recall.arguments import clamp_page, parse_phrase
-from recall.page import RecallPage
-from recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
-from recall.query import Criteria
-from recall.scope import Scope, required
+from session_recall.recall.arguments import clamp_page, parse_phrase
+from session_recall.recall.page import RecallPage
+from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.query import Criteria
+from session_recall.recall.scope import Scope, required
 
 
 class ConversationSearcher:

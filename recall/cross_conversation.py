@@ -33,19 +33,19 @@ from collections.abc import Callable
 
 from elasticsearch import Elasticsearch
 
-from recall.arguments import MatchMode, clamp_page, parse_match, parse_terms
-from recall.cross_conversation_settings import CrossConversationSettings
-from recall.page import RecallPage
-from recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
-from recall.query import Criteria
-from recall.recent_conversations import (
+from session_recall.core.instant import Instant
+from session_recall.recall.arguments import MatchMode, clamp_page, parse_match, parse_terms
+from session_recall.recall.cross_conversation_settings import CrossConversationSettings
+from session_recall.recall.page import RecallPage
+from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.query import Criteria
+from session_recall.recall.recent_conversations import (
     conversations_clause,
     recent_conversations,
     recent_conversations_body,
     window_start,
 )
-from recall.scope import Scope, required
-from session_recall.instant import Instant
+from session_recall.recall.scope import Scope, required
 
 
 class CrossConversationSearcher:

@@ -2,12 +2,18 @@
 
 from elasticsearch import Elasticsearch
 
-from recall.arguments import MatchMode, clamp_page, parse_match, parse_since, parse_terms
-from recall.page import RecallPage
-from recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
-from recall.query import Criteria
-from recall.scope import Scope, required
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall.arguments import (
+    MatchMode,
+    clamp_page,
+    parse_match,
+    parse_since,
+    parse_terms,
+)
+from session_recall.recall.page import RecallPage
+from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.query import Criteria
+from session_recall.recall.scope import Scope, required
 
 
 class CrossSessionSearcher:

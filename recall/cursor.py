@@ -26,8 +26,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recall.errors import CursorMismatch, InvalidCursor, InvalidScope
-from recall.query import Position
+from session_recall.recall.errors import CursorMismatch, InvalidCursor, InvalidScope
+from session_recall.recall.query import Position
 
 _DOMAIN = b"session-recall cursor v1\x00"
 _MAC_BYTES = 32
@@ -56,7 +56,7 @@ class CursorCodec:
         if not isinstance(key, bytes) or len(key) < MIN_KEY_BYTES:
             raise InvalidScope(
                 f"The cursor key must be at least {MIN_KEY_BYTES} bytes.",
-                hint="Use recall.load_cursor_key(settings) to get one.",
+                hint="Use load_cursor_key(home) to get one.",
             )
         self._key = key
 

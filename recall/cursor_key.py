@@ -12,25 +12,25 @@ import os
 import secrets
 from pathlib import Path
 
-from recall.cursor import MIN_KEY_BYTES
-from session_recall.config import Settings
-from session_recall.errors import ConfigurationError
+from session_recall.core.errors import ConfigurationError
+from session_recall.recall.cursor import MIN_KEY_BYTES
 
 KEY_FILE = "cursor.key"
 _KEY_BYTES = 32
 
 
-def load_cursor_key(settings: Settings) -> bytes:
-    """`SESSION_RECALL_CURSOR_KEY` when set, else the key in `settings.home/cursor.key`."""
-    if settings.cursor_key is not None:
-        key = settings.cursor_key.get_secret_value().encode("utf-8")
+def load_cursor_key(home: Path, configured: str | None = None) -> bytes:
+    """`configured` (`SESSION_RECALL_CURSOR_KEY`) when set, else the key kept in
+    `home/cursor.key`, made on first use."""
+    if configured is not None:
+        key = configured.encode("utf-8")
         if len(key) < MIN_KEY_BYTES:
             raise ConfigurationError(
                 f"SESSION_RECALL_CURSOR_KEY is shorter than {MIN_KEY_BYTES} bytes.",
                 hint="Use a random value, e.g. the output of `openssl rand -base64 32`.",
             )
         return key
-    path = settings.home / KEY_FILE
+    path = home / KEY_FILE
     try:
         return _read(path)
     except FileNotFoundError:

@@ -1,7 +1,7 @@
 """What can go wrong in a recall search. Each message is short and names the next step,
 because the reader is often a model that has to fix its own tool call."""
 
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 
 class RecallError(SessionRecallError):

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, ConfigDict
 
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 
 
 class RecallItem(BaseModel):

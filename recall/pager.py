@@ -22,11 +22,12 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from recall import transport
-from recall.cursor import CursorCodec, CursorState
-from recall.errors import ConflictingPagination, InvalidScope
-from recall.page import RecallItem, RecallPage
-from recall.query import (
+from session_recall.core.instant import Instant
+from session_recall.recall import transport
+from session_recall.recall.cursor import CursorCodec, CursorState
+from session_recall.recall.errors import ConflictingPagination, InvalidScope
+from session_recall.recall.page import RecallItem, RecallPage
+from session_recall.recall.query import (
     Body,
     Criteria,
     Position,
@@ -36,8 +37,7 @@ from recall.query import (
     search_query,
     skip_body,
 )
-from recall.scope import Scope, digest
-from session_recall.instant import Instant
+from session_recall.recall.scope import Scope, binding
 
 # A page is read by a model or a person; a thousand events is past any useful page and
 # keeps page_size + 1 well inside the result window.
@@ -88,7 +88,7 @@ class Pager:
                 hint="Pass the cursor alone to get the page after the previous one.",
             )
         return self._codec.decode(
-            cursor, scope=digest(list(scope_key)), query=self._query_digest(criteria)
+            cursor, scope=binding(list(scope_key)), query=self._query_digest(criteria)
         )
 
     def fetch(
@@ -114,7 +114,7 @@ class Pager:
         if len(hits) <= size or as_of is None:
             return RecallPage(items=items)
         next_state = CursorState(
-            scope=digest(list(scope.key)),
+            scope=binding(list(scope.key)),
             query=self._query_digest(criteria),
             as_of=as_of.nanos,
             after=Position.of(hits[size - 1]),
@@ -123,7 +123,7 @@ class Pager:
         return RecallPage(items=items, next_cursor=self._codec.encode(next_state))
 
     def _query_digest(self, criteria: Criteria) -> str:
-        return digest([criteria.key(), self.page_size])
+        return binding([criteria.key(), self.page_size])
 
     def _by_number(
         self, filters: list[Body], criteria: Criteria, routing: str | None, page: int

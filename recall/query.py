@@ -14,8 +14,8 @@ shape that makes `any` and `all` readable. `minimum_should_match: 1` matters: ne
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from recall.arguments import MatchMode
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall.arguments import MatchMode
 
 Body = dict[str, Any]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from recall import transport
-from recall.query import Body
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import transport
+from session_recall.recall.query import Body
 
 _NANOS_PER_DAY = 86_400 * 1_000_000_000
 

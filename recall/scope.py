@@ -1,11 +1,10 @@
 """What a searcher is bound to: the fields every hit must carry, and the routing."""
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from recall.errors import InvalidScope
+from session_recall.core import digest
+from session_recall.recall.errors import InvalidScope
 
 
 @dataclass(frozen=True)
@@ -29,10 +28,10 @@ class Scope:
         return [*terms, *self.clauses]
 
 
-def digest(value: Any) -> str:
-    """A stable digest of a JSON-encodable value, for binding a cursor to it."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+def binding(value: Any) -> str:
+    """What a cursor is bound to: a digest of a JSON value, shortened (a cursor only
+    needs to tell its own search from another, and it travels in every call)."""
+    return digest(value)[:32]
 
 
 def required(name: str, value: object) -> str:

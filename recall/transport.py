@@ -8,8 +8,8 @@ from typing import Any
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
-from recall.errors import IndexNotFound, SearchRefused
-from session_recall.errors import ElasticsearchUnavailable
+from session_recall.core.errors import ElasticsearchUnavailable
+from session_recall.recall.errors import IndexNotFound, SearchRefused
 
 
 def search(

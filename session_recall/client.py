@@ -5,7 +5,7 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, OrjsonSerializer, TransportError
 
 from session_recall.config import Settings
-from session_recall.errors import ConfigurationError, ElasticsearchUnavailable
+from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
 from session_recall.pins import elasticsearch_major
 
 # The client's default of 10 s is too short for a bulk chunk on a busy 2-core machine,

@@ -5,7 +5,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from session_recall.errors import ConfigurationError
+from session_recall.core.errors import ConfigurationError
+from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
 
@@ -53,6 +54,11 @@ class Settings(BaseSettings):
                 hint="Use lowercase letters, digits and dashes, e.g. session-events.",
             )
         return self
+
+    def signing_key(self) -> bytes:
+        """The key that signs recall cursors (see `load_cursor_key`)."""
+        configured = None if self.cursor_key is None else self.cursor_key.get_secret_value()
+        return load_cursor_key(self.home, configured)
 
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with the given fields replaced, skipping the ones left at None."""

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from elasticsearch import BadRequestError, Elasticsearch
 
-from mappings import index_templates
+from session_recall.mappings import index_templates
 
 
 @dataclass(frozen=True)

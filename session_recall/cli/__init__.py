@@ -15,7 +15,7 @@ from session_recall.cli.search import search, search_conversations, search_sessi
 from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
 from session_recall.config import Settings
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

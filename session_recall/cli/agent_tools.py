@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from recall import CrossConversationSettings
 from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.recall import CrossConversationSettings
 from session_recall.tools import (
     STYLES,
     TOOLS,

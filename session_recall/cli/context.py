@@ -10,7 +10,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -2,8 +2,8 @@
 
 import click
 
-from indexer import Scope, erase
 from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.indexer import Scope, erase
 
 
 @click.command()

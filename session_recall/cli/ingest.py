@@ -14,14 +14,14 @@ from typing import BinaryIO
 import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
-from indexer import checkpoint as checkpoints
-from indexer.checkpoint import Position
-from indexer.chunking import Flush
-from indexer.errors import WriteUnavailable
-from indexer.lines import Line, follow_file, read_finished_file, read_stream
 from session_recall.cli.context import AppContext, pass_app, reports_errors
 from session_recall.cli.progress import progress_reporter
+from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
+from session_recall.indexer import checkpoint as checkpoints
+from session_recall.indexer.checkpoint import Position
+from session_recall.indexer.chunking import Flush
+from session_recall.indexer.errors import WriteUnavailable
+from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 

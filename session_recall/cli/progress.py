@@ -5,7 +5,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from indexer import IngestSummary
+from session_recall.indexer import IngestSummary
 
 # Redrawing more often than this costs more than it tells.
 REFRESH_S = 0.2

@@ -12,7 +12,9 @@ from typing import Any, cast
 
 import click
 
-from recall import (
+from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.query_recorder import QueryRecorder
+from session_recall.recall import (
     CrossConversationSettings,
     IndexNotFound,
     MatchMode,
@@ -20,8 +22,6 @@ from recall import (
     RecallPage,
     SearchRefused,
 )
-from session_recall.cli.context import AppContext, pass_app, reports_errors
-from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.tools import render_items
 from session_recall.tools.searchers import Searchers
 

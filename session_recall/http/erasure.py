@@ -10,11 +10,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from indexer import ErasureResult, Scope, erase
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.indexer import ErasureResult, Scope, erase
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),

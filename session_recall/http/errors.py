@@ -3,8 +3,8 @@ producer retries; the body says what happened and what to do."""
 
 from starlette.responses import JSONResponse
 
-from indexer import AliasMissing, Overloaded
-from session_recall.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.indexer import AliasMissing, Overloaded
 
 RETRY_AFTER_S = 5
 

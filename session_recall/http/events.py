@@ -18,7 +18,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from indexer import (
+from session_recall.core.errors import SessionRecallError
+from session_recall.http.app import RouteGroup, Services
+from session_recall.http.bodies import read_limited
+from session_recall.http.errors import bad_request, error_response
+from session_recall.http.openapi import ref
+from session_recall.indexer import (
     Batcher,
     BatchingOptions,
     EventLimits,
@@ -31,13 +36,8 @@ from indexer import (
     parse_line,
     parse_object,
 )
-from indexer.event import Event
-from indexer.retry import RetryPolicy
-from session_recall.errors import SessionRecallError
-from session_recall.http.app import RouteGroup, Services
-from session_recall.http.bodies import read_limited
-from session_recall.http.errors import bad_request, error_response
-from session_recall.http.openapi import ref
+from session_recall.indexer.event import Event
+from session_recall.indexer.retry import RetryPolicy
 
 NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl"})
 # A producer gets its 503 within a few seconds rather than hanging on a dead cluster.

@@ -21,13 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
-from recall.pager import MAX_PAGE_SIZE
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
+from session_recall.recall.pager import MAX_PAGE_SIZE
 from session_recall.tools import (
     TOOLS,
     BoundTool,

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 NODE_USER = "session-recall"
 # Used when running as root and the configured home is out of the node user's reach.

@@ -6,7 +6,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 GROUP = "org.elasticsearch.distribution.integ-test-zip"
 ARTIFACT = "elasticsearch"

@@ -4,7 +4,7 @@ import os
 import re
 from pathlib import Path
 
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 
 MIN_JAVA = 21
 _JVM_DIRS = (Path("/usr/lib/jvm"),)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from session_recall.errors import SessionRecallError
+from session_recall.core.errors import SessionRecallError
 from session_recall.node import account, distribution
 from session_recall.node.jdk import find_java_home
 from session_recall.pins import elasticsearch_version

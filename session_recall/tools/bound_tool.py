@@ -13,8 +13,13 @@ from typing import Any
 from elasticsearch import TransportError
 from pydantic import BaseModel, ValidationError
 
-from recall import ConversationSearcher, CrossConversationSearcher, CrossSessionSearcher, RecallPage
-from session_recall.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.recall import (
+    ConversationSearcher,
+    CrossConversationSearcher,
+    CrossSessionSearcher,
+    RecallPage,
+)
 from session_recall.tools.arguments import (
     ConversationSearchArguments,
     CrossConversationSearchArguments,

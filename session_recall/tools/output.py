@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from recall import RecallItem
+from session_recall.recall import RecallItem
 
 NO_RESULTS = "No results found."
 

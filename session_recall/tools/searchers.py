@@ -8,14 +8,13 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
-from recall import (
+from session_recall.config import Settings
+from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossConversationSettings,
     CrossSessionSearcher,
-    load_cursor_key,
 )
-from session_recall.config import Settings
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class Searchers:
 
     @classmethod
     def from_settings(cls, client: Elasticsearch, settings: Settings) -> "Searchers":
-        return cls(client=client, alias=settings.index, cursor_key=load_cursor_key(settings))
+        return cls(client=client, alias=settings.index, cursor_key=settings.signing_key())
 
     def cross_session(self, *, user_id: str, page_size: int = 10) -> CrossSessionSearcher:
         return CrossSessionSearcher(

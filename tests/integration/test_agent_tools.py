@@ -10,10 +10,10 @@ from elasticsearch import Elasticsearch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recall import CrossConversationSearcher, CrossConversationSettings
 from session_recall.cli import main
 from session_recall.config import Settings
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import CrossConversationSearcher, CrossConversationSettings
 from session_recall.tools import (
     conversation_tool,
     cross_conversation_tool,

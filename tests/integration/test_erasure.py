@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from elasticsearch import Elasticsearch
 
-from indexer import IngestSummary, Scope, WriterOptions, erase, ingest, read_stream
-from indexer.tombstones import erased_at, record
 from session_recall.cli import main
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.indexer import IngestSummary, Scope, WriterOptions, erase, ingest, read_stream
+from session_recall.indexer.tombstones import erased_at, record
 from session_recall.node import wait_until
 from tests.support.ndjson import append_ndjson, event, ndjson, stored, write_ndjson
 

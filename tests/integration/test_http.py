@@ -11,10 +11,10 @@ import pytest
 from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
 
-from indexer import Batcher, BatchingOptions, Event, EventResult, Status, Writer
 from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.http.events import events_group
+from session_recall.indexer import Batcher, BatchingOptions, Event, EventResult, Status, Writer
 from tests.support.ndjson import event, ndjson, stored
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from elasticsearch import Elasticsearch
 
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 from session_recall.node import wait_until
 from tests.support.network import free_port
 from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT

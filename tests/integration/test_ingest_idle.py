@@ -10,9 +10,17 @@ from typing import TypeVar
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer import Status, Submission, Writer, WriterOptions, ingest, parse_object, read_stream
-from indexer.checkpoint import load
-from indexer.chunking import FLUSH, Flush
+from session_recall.indexer import (
+    Status,
+    Submission,
+    Writer,
+    WriterOptions,
+    ingest,
+    parse_object,
+    read_stream,
+)
+from session_recall.indexer.checkpoint import load
+from session_recall.indexer.chunking import FLUSH, Flush
 from session_recall.node import wait_until
 from tests.support.ndjson import event, ndjson, stored
 

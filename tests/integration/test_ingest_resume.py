@@ -10,7 +10,7 @@ import orjson
 import pytest
 from elasticsearch import Elasticsearch
 
-from indexer.checkpoint import Position, load
+from session_recall.indexer.checkpoint import Position, load
 from session_recall.node import wait_until
 from tests.support.ndjson import append_ndjson, duplicated_event_ids, event, stored, write_ndjson
 

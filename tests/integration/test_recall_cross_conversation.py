@@ -5,8 +5,8 @@ import uuid
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import CrossConversationSearcher, CrossConversationSettings
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import CrossConversationSearcher, CrossConversationSettings
 from tests.support.events import Event, delete_events, event, write_events
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,8 @@ from elasticsearch import Elasticsearch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recall import (
+from session_recall.core.instant import Instant
+from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossConversationSettings,
@@ -21,7 +22,6 @@ from recall import (
     InvalidQuery,
     RecallPage,
 )
-from session_recall.instant import Instant
 from tests.support.events import Event, event, write_events
 
 pytestmark = pytest.mark.integration

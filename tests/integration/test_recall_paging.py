@@ -6,9 +6,9 @@ from collections.abc import Iterator
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import CrossSessionSearcher, RecallPage
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 from session_recall.node import wait_until
+from session_recall.recall import CrossSessionSearcher, RecallPage
 from tests.support.events import Event, event, write_events
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

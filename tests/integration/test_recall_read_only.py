@@ -5,13 +5,13 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import (
+from session_recall.core.instant import Instant
+from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossConversationSettings,
     CrossSessionSearcher,
 )
-from session_recall.instant import Instant
 from tests.support.events import event, write_events
 
 pytestmark = pytest.mark.integration

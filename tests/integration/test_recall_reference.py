@@ -3,7 +3,7 @@
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import (
+from session_recall.recall import (
     ConflictingPagination,
     ConversationSearcher,
     CrossSessionSearcher,

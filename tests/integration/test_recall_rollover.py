@@ -3,8 +3,12 @@
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import CrossConversationSearcher, CrossConversationSettings, CrossSessionSearcher
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
+from session_recall.recall import (
+    CrossConversationSearcher,
+    CrossConversationSettings,
+    CrossSessionSearcher,
+)
 from tests.support.events import event, write_events
 
 pytestmark = pytest.mark.integration

@@ -4,7 +4,7 @@
 import pytest
 from elasticsearch import Elasticsearch
 
-from recall import CrossSessionSearcher
+from session_recall.recall import CrossSessionSearcher
 from session_recall.tools import cross_session_tool
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,10 @@ import pytest
 from elasticsearch import ConnectionError as ESConnectionError
 from elasticsearch import Elasticsearch
 
-from indexer import (
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.core.instant import Instant
+from session_recall.indexer import (
     RetryPolicy,
     Scope,
     Status,
@@ -21,10 +24,7 @@ from indexer import (
     erase,
     parse_object,
 )
-from indexer.tombstones import record
-from session_recall.client import make_client
-from session_recall.config import Settings
-from session_recall.instant import Instant
+from session_recall.indexer.tombstones import record
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event, stored

@@ -12,7 +12,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
 
-from session_recall.instant import Instant
+from session_recall.core.instant import Instant
 
 Event = dict[str, Any]
 

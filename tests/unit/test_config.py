@@ -3,7 +3,7 @@ from click.testing import CliRunner
 
 from session_recall.cli import main
 from session_recall.config import Settings
-from session_recall.errors import ConfigurationError
+from session_recall.core.errors import ConfigurationError
 from session_recall.pins import elasticsearch_version
 from tests.support.elasticsearch import REPO
 

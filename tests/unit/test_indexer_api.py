@@ -1,7 +1,7 @@
 """The package's public surface is exactly what `__all__` lists."""
 
-import indexer
 import session_recall.http
+import session_recall.indexer as indexer
 
 
 def test_all_lists_every_public_name_and_only_those():

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from indexer import IndexerError, Position
-from indexer.checkpoint import load, resume_offset, rotated_file, save
+from session_recall.indexer import IndexerError, Position
+from session_recall.indexer.checkpoint import load, resume_offset, rotated_file, save
 
 
 def test_a_saved_position_loads_back_and_leaves_no_temporary_file(tmp_path):

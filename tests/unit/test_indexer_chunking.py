@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.chunking import FLUSH, chunks, chunks_and_flushes
+from session_recall.indexer.chunking import FLUSH, chunks, chunks_and_flushes
 
 _items = st.lists(st.integers(1, 50) | st.just(FLUSH), max_size=200)
 

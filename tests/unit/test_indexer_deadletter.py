@@ -2,7 +2,7 @@
 
 import orjson
 
-from indexer import DeadLetter
+from session_recall.indexer import DeadLetter
 
 
 def test_nothing_refused_leaves_no_file(tmp_path):

@@ -4,8 +4,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer import Event, EventLimits, Parsed, Rejected, parse_line, parse_object, to_document
-from indexer.document import document_id
+from session_recall.indexer import (
+    Event,
+    EventLimits,
+    Parsed,
+    Rejected,
+    parse_line,
+    parse_object,
+    to_document,
+)
+from session_recall.indexer.document import document_id
 
 SNAKE = {
     "event_id": "e1",

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.chunking import FLUSH
-from indexer.lines import Line, _Splitter, follow_file, read_stream
+from session_recall.indexer.chunking import FLUSH
+from session_recall.indexer.lines import Line, _Splitter, follow_file, read_stream
 from session_recall.node import wait_until
 
 _lines = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30)

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.progress import Progress
+from session_recall.indexer.progress import Progress
 
 
 @given(st.integers(1, 60).flatmap(lambda n: st.permutations(range(n))))

@@ -5,8 +5,8 @@ from elasticsearch import ConnectionError as ESConnectionError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer import RetryPolicy, WriteUnavailable
-from indexer.retry import call_with_retries, is_retryable
+from session_recall.indexer import RetryPolicy, WriteUnavailable
+from session_recall.indexer.retry import call_with_retries, is_retryable
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from indexer import Scope, parse_object
-from indexer.scope import scope_ids_of
+from session_recall.indexer import Scope, parse_object
+from session_recall.indexer.scope import scope_ids_of
 
 _ids = st.text(min_size=1, max_size=8).filter(lambda s: s.strip())
 

@@ -5,7 +5,14 @@ from elasticsearch import Elasticsearch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer import Status, Submission, Writer, WriterOptions, parse_object, to_document
+from session_recall.indexer import (
+    Status,
+    Submission,
+    Writer,
+    WriterOptions,
+    parse_object,
+    to_document,
+)
 from tests.support.ndjson import event
 
 

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_recall.instant import Instant, InvalidInstant
+from session_recall.core.instant import Instant, InvalidInstant
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,9 @@ import pytest
 from elasticsearch import Elasticsearch
 from pydantic import ValidationError
 
-import recall
-from recall import (
+import session_recall.recall as recall
+from session_recall.core.instant import Instant
+from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossConversationSettings,
@@ -16,7 +17,6 @@ from recall import (
     InvalidScope,
     RecallItem,
 )
-from session_recall.instant import Instant
 
 KEY = b"k" * 32
 # A client that is never asked anything: building a searcher makes no request.
@@ -27,7 +27,8 @@ def test_all_lists_exactly_the_public_names():
     public = {
         name
         for name, value in vars(recall).items()
-        if not name.startswith("_") and getattr(value, "__module__", "").startswith("recall")
+        if not name.startswith("_")
+        and getattr(value, "__module__", "").startswith("session_recall.recall")
     }
     public |= {"MAX_PAGE_SIZE", "MAX_TERMS", "MAX_TERM_LENGTH", "MatchMode"}
     assert sorted(recall.__all__) == sorted(public)

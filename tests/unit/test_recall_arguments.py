@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recall.arguments import (
+from session_recall.core.instant import Instant
+from session_recall.recall.arguments import (
     MAX_TERM_LENGTH,
     MAX_TERMS,
     clamp_page,
@@ -13,7 +14,7 @@ from recall.arguments import (
     parse_since,
     parse_terms,
 )
-from recall.errors import (
+from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
     InvalidSince,
@@ -21,7 +22,6 @@ from recall.errors import (
     TermTooLong,
     TooManyTerms,
 )
-from session_recall.instant import Instant
 
 
 @pytest.mark.parametrize(

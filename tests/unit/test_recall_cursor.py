@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recall.cursor import CursorCodec, CursorState
-from recall.errors import CursorMismatch, InvalidCursor, InvalidScope
-from recall.query import Position
+from session_recall.recall.cursor import CursorCodec, CursorState
+from session_recall.recall.errors import CursorMismatch, InvalidCursor, InvalidScope
+from session_recall.recall.query import Position
 
 KEY = b"k" * 32
 STATE = CursorState(

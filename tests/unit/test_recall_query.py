@@ -5,7 +5,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recall.query import (
+from session_recall.core.instant import Instant
+from session_recall.recall.query import (
     SORT,
     Criteria,
     Position,
@@ -16,13 +17,12 @@ from recall.query import (
     search_query,
     skip_body,
 )
-from recall.recent_conversations import (
+from session_recall.recall.recent_conversations import (
     conversations_clause,
     recent_conversations_body,
     window_start,
 )
-from recall.scope import Scope, digest
-from session_recall.instant import Instant
+from session_recall.recall.scope import Scope, binding
 
 ALICE = Scope(key=("cross_session", "a", "alice"), pinned=(("user_id", "alice"),), routing="alice")
 FORBIDDEN = {"query_string", "simple_query_string", "regexp", "wildcard", "script", "fuzzy"}
@@ -144,8 +144,8 @@ def test_recent_conversations_keep_chat_of_the_contact_and_inbox_in_the_window()
 
 
 def test_scope_keys_are_tuples_so_separators_cannot_collide():
-    assert digest(["x", "a/b", "c"]) != digest(["x", "a", "b/c"])
-    assert digest(["x", 1]) == digest(["x", 1])
+    assert binding(["x", "a/b", "c"]) != binding(["x", "a", "b/c"])
+    assert binding(["x", 1]) == binding(["x", 1])
 
 
 TRICKY = st.sampled_from(

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from recall import RecallItem
+from session_recall.recall import RecallItem
 from session_recall.tools import STYLES, TOOLS, ToolArgumentError, render_items, tool_definitions
 from session_recall.tools.bound_tool import BoundTool
 from session_recall.tools.definitions import CROSS_SESSION_SEARCH
