@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -26,8 +26,13 @@ from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
-from session_recall.recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
-from session_recall.recall.pager import MAX_PAGE_SIZE
+from session_recall.recall import (
+    CrossConversationSettings,
+    RecallError,
+    RecallPage,
+    Searchers,
+    SearchRefused,
+)
 from session_recall.tools import (
     TOOLS,
     BoundTool,
@@ -37,7 +42,7 @@ from session_recall.tools import (
     cross_session_tool,
 )
 from session_recall.tools.output import render_error
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 
 class RecallOptions(BaseModel):
@@ -46,12 +51,14 @@ class RecallOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["tool", "page"] = "tool"
-    page_size: int = Field(default=10, ge=1, le=MAX_PAGE_SIZE)
+    # Unset: the searcher's default page size; the searcher checks the bounds.
+    page_size: int | None = None
     cursor: str | None = None
     # Cross-conversation search only.
     current_session: str | None = None
     enabled: bool = False
-    lookback_days: int = Field(default=90, ge=1, le=365)
+    # Unset: CrossConversationSettings' default; it checks the bounds.
+    lookback_days: int | None = None
 
 
 Binder = Callable[[Searchers, dict[str, str], RecallOptions], BoundTool]
@@ -87,7 +94,7 @@ MAX_BODY_BYTES = 256 * 1024
 def _cross_conversation(
     searchers: Searchers, path: dict[str, str], options: RecallOptions, *, user_id: str | None
 ) -> BoundTool:
-    settings = CrossConversationSettings(
+    settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
     )
     searcher = searchers.cross_conversation(
@@ -101,7 +108,7 @@ def _cross_conversation(
 
 
 def recall_group(services: Services) -> RouteGroup:
-    searchers = Searchers.from_settings(services.client, services.settings)
+    searchers = searchers_for(services.client, services.settings)
 
     def endpoint(bind: Binder) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
@@ -122,6 +129,9 @@ def recall_group(services: Services) -> RouteGroup:
                 return _refused(options, "The body must be a JSON object of tool arguments.")
             try:
                 tool = bind(searchers, request.path_params, options)
+            except RecallError as err:  # the application's options, not the model's
+                return bad_request(400, str(err))
+            try:
                 page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
             except SearchRefused as err:
                 return error_response(err)
