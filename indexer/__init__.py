@@ -2,10 +2,12 @@
 
 Library first: `ingest` (NDJSON lines), `Writer` (any events), `Batcher` (merges
 concurrent callers) and `erase` (a scope, with its tombstone) return pydantic models.
-The CLI (`session-recall ingest|serve|delete`) and the HTTP endpoints are thin
+`backfill` adds the vectors an embedder could not give at ingest.
+The CLI (`session-recall ingest|serve|delete|embed`) and the HTTP endpoints are thin
 adapters over them.
 """
 
+from session_recall.indexer.backfill import BackfillSummary, backfill
 from session_recall.indexer.batcher import Batcher, BatchingOptions
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
@@ -13,10 +15,12 @@ from session_recall.indexer.document import document_body, document_id, to_docum
 from session_recall.indexer.erasure import ErasureResult, erase
 from session_recall.indexer.errors import (
     AliasMissing,
+    EmbeddingModelChanged,
     ErasureIncomplete,
     IndexerError,
     InvalidEvent,
     Overloaded,
+    VectorFieldsMissing,
     WriteUnavailable,
 )
 from session_recall.indexer.event import Event, derived_event_id
@@ -31,9 +35,11 @@ from session_recall.indexer.writer import Submission, Writer, WriterOptions, Wri
 
 __all__ = [
     "AliasMissing",
+    "BackfillSummary",
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
+    "EmbeddingModelChanged",
     "ErasureIncomplete",
     "ErasureResult",
     "Event",
@@ -51,10 +57,12 @@ __all__ = [
     "Scope",
     "Status",
     "Submission",
+    "VectorFieldsMissing",
     "WriteUnavailable",
     "Writer",
     "WriterOptions",
     "Written",
+    "backfill",
     "derived_event_id",
     "document_body",
     "document_id",

@@ -26,3 +26,11 @@ class Overloaded(IndexerError):
 
 class ErasureIncomplete(IndexerError):
     """Events of an erased scope were still found after several passes."""
+
+
+class VectorFieldsMissing(IndexerError):
+    """An index behind the alias predates the vector fields: `setup` adds them."""
+
+
+class EmbeddingModelChanged(IndexerError):
+    """The alias holds vectors of another model than the configured embedder's."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from elasticsearch import Elasticsearch
 
+from session_recall.embeddings import Embedder
 from session_recall.indexer import checkpoint
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
@@ -36,10 +37,12 @@ def ingest(
     options: WriterOptions | None = None,
     limits: EventLimits | None = None,
     on_progress: Callable[[IngestSummary, int], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> IngestSummary:
     """Store every event of `lines` and return the counts.
 
-    `start` is where `lines` begins (the checkpoint it resumed from). Raises
+    `start` is where `lines` begins (the checkpoint it resumed from). With an
+    `embedder`, events are stored with their vectors. Raises
     `WriteUnavailable` when Elasticsearch stays unavailable; the checkpoint then
     holds the last position safe to resume from.
     """
@@ -47,7 +50,7 @@ def ingest(
     start = start or Position()
     # Positions as plain tuples: a pydantic model per line would cost more than the line.
     progress: Progress[tuple[int, int | None]] = Progress((start.offset, start.inode))
-    writer = Writer(client, alias, options=options)
+    writer = Writer(client, alias, options=options, embedder=embedder)
     saved = progress.committed
     last_save = time.monotonic()
     originals: dict[int, tuple[object, int]] = {}  # ticket -> (input as read, line number)
@@ -104,6 +107,7 @@ def ingest(
         finally:
             summary.dead_lettered = sink.count
             summary.retries, summary.throttled = writer.stats.retries, writer.stats.throttled
+            summary.without_vectors = writer.without_vectors
             save(force=True)
     return summary
 

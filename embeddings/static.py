@@ -1,0 +1,158 @@
+"""The offline default: static token embeddings shipped inside a PyPI wheel.
+
+The weights are WordLlama's `l2_supercat` (MIT licence, 32,000 Llama-2 tokens x 256
+dimensions, float16, 16 MB), which the `wordllama` wheel carries with its tokenizer.
+They are read straight from the installed package: nothing is downloaded, and the
+`wordllama` module itself is never imported (importing it configures the root logger).
+A text's vector is the mean of its tokens' vectors, as WordLlama was trained, cut to
+`dims` dimensions (the model is trained so its leading 64, 128 or 256 stand alone).
+
+Why this model: it is the one static model found on PyPI with its weights inside the
+wheel and a clear licence; see the README ("Semantic recall") for the figures.
+"""
+
+import hashlib
+import importlib.util
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from session_recall.core.errors import ConfigurationError
+from session_recall.embeddings.embedder import Vector
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+PACKAGE = "wordllama"
+WEIGHTS = "weights/l2_supercat_256.safetensors"
+TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+# The weights this release was checked with. Another file under the same name would
+# give other vectors under the same model id, mixed with the stored ones: refused.
+WEIGHTS_SHA256 = "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5"
+DIMS = (64, 128, 256)
+DEFAULT_DIMS = 256
+# A message's meaning is in its first few thousand characters; the bound keeps a
+# megabyte-long tool output from costing a megabyte of tokenizing.
+MAX_CHARS = 4000
+# Texts are pooled in groups of similar length: a padded (group, longest, dims) gather
+# summed over its middle axis is several times faster than numpy's reduceat.
+_GROUP = 128
+
+
+@dataclass(frozen=True)
+class _Model:
+    table: "NDArray[np.float32]"  # one row per token, plus a zero row for padding
+    tokenizer: Any
+
+
+class StaticEmbedder:
+    """WordLlama l2_supercat vectors, computed locally. Thread-safe; loads on first use."""
+
+    def __init__(self, dims: int = DEFAULT_DIMS) -> None:
+        if dims not in DIMS:
+            raise ConfigurationError(
+                f"The static embedder has no {dims}-dimensional form.",
+                hint=f"Use one of {', '.join(map(str, DIMS))}.",
+            )
+        self._dims = dims
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return f"wordllama-l2-supercat-{self._dims}"
+
+    @property
+    def dims(self) -> int:
+        return self._dims
+
+    def load(self) -> None:
+        """Read the weights now rather than on the first `embed` (about 0.3 s, 33 MB)."""
+        with self._lock:
+            _model()
+
+    def embed(self, texts: Sequence[str]) -> list[Vector | None]:
+        import numpy as np
+
+        self.load()
+        model = _model()
+        encodings = model.tokenizer.encode_batch_fast(
+            [text[:MAX_CHARS] for text in texts], add_special_tokens=False
+        )
+        ids = [encoding.ids for encoding in encodings]
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        sums = _pooled_sums(model.table, ids, lengths)[:, : self._dims]
+        norms = np.linalg.norm(sums, axis=1)
+        vectors: list[Vector | None] = []
+        for row, norm in zip(sums, norms, strict=True):
+            # No token, or tokens that cancel out: cosine similarity has no direction
+            # to compare, and Elasticsearch refuses a zero vector.
+            vectors.append(row / norm if norm > 1e-6 else None)
+        return vectors
+
+
+def _pooled_sums(
+    table: "NDArray[np.float32]", ids: list[list[int]], lengths: "NDArray[np.int64]"
+) -> "NDArray[np.float32]":
+    """Per text, the sum of its tokens' rows (the mean's direction, which is all cosine
+    similarity looks at)."""
+    import numpy as np
+
+    pad = table.shape[0] - 1
+    sums = np.zeros((len(ids), table.shape[1]), dtype=np.float32)
+    order = np.argsort(lengths, kind="stable")
+    for start in range(0, len(order), _GROUP):
+        group = order[start : start + _GROUP]
+        longest = int(lengths[group[-1]])
+        if longest == 0:
+            continue
+        padded = np.full((len(group), longest), pad, dtype=np.int64)
+        for row, text in enumerate(group):
+            padded[row, : lengths[text]] = ids[text]
+        sums[group] = table[padded].sum(axis=1)
+    return sums
+
+
+def package_folder() -> Path:
+    """Where the `wordllama` package is installed, found without importing it."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigurationError(
+            "The static embedder needs the `wordllama` package, which is not installed.",
+            hint="Install it (`pip install wordllama`), or set SESSION_RECALL_EMBEDDER=none.",
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@cache
+def _model() -> _Model:
+    """The weights and tokenizer, read once per process and shared by every embedder."""
+    import numpy as np
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    folder = package_folder()
+    weights = folder / WEIGHTS
+    try:
+        data = weights.read_bytes()
+    except OSError as err:
+        raise ConfigurationError(
+            f"The static embedder's weights cannot be read: {err}.",
+            hint="Reinstall the `wordllama` package.",
+        ) from None
+    if hashlib.sha256(data).hexdigest() != WEIGHTS_SHA256:
+        raise ConfigurationError(
+            f"{weights} is not the file this release was checked with, so its vectors "
+            "would not match the stored ones.",
+            hint="Install the wordllama version in this release's requirements.",
+        )
+    with safe_open(str(weights), framework="np") as tensors:
+        table = tensors.get_tensor("embedding.weight").astype(np.float32)
+    table = np.vstack([table, np.zeros((1, table.shape[1]), dtype=np.float32)])
+    tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return _Model(table=np.ascontiguousarray(table), tokenizer=tokenizer)
