@@ -8,11 +8,14 @@ look for and which page:
 - `CrossConversationSearcher`: a contact's recent conversations in one inbox.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
-`next_cursor`. Errors derive from `RecallError` and say what to do next. The package
+`next_cursor`. A fourth, `MemorySearcher` (memory_search), answers a natural-language
+question by relevance (keywords, vectors, or both fused) with each hit's neighbours,
+in a `MemorySearchResult`. Errors derive from `RecallError` and say what to do next. The package
 only ever runs searches: it never writes, deletes or runs scripts.
 
     searchers = Searchers(client, alias="session-events", cursor_key=load_cursor_key(home))
     page = searchers.cross_session(user_id="u1").search("we decided, let's go with")
+    found = searchers.memory(user_id="u1").search("what did we pick for the database?")
 """
 
 from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
@@ -31,26 +34,48 @@ from session_recall.recall.errors import (
     EmptyQuery,
     IndexNotFound,
     InvalidCursor,
+    InvalidLimit,
     InvalidMatchMode,
     InvalidQuery,
     InvalidScope,
+    InvalidSearchMode,
     InvalidSince,
+    InvalidTypes,
+    InvalidUntil,
+    QueryTooLong,
     RecallError,
     SearchRefused,
     TermTooLong,
     TooManyTerms,
 )
+from session_recall.recall.memory_arguments import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    MAX_CONTEXT,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    SEARCH_MODES,
+    SearchMode,
+)
+from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from session_recall.recall.searchers import Searchers
 
 __all__ = [
+    "DEFAULT_CONTEXT",
+    "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK_DAYS",
     "DEFAULT_PAGE_SIZE",
+    "MAX_CONTEXT",
+    "MAX_LIMIT",
     "MAX_LOOKBACK_DAYS",
     "MAX_PAGE_SIZE",
+    "MAX_QUERY_CHARS",
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
+    "SEARCH_MODES",
     "ConflictingPagination",
     "ConversationSearcher",
     "CrossConversationSearcher",
@@ -60,14 +85,24 @@ __all__ = [
     "EmptyQuery",
     "IndexNotFound",
     "InvalidCursor",
+    "InvalidLimit",
     "InvalidMatchMode",
     "InvalidQuery",
     "InvalidScope",
+    "InvalidSearchMode",
     "InvalidSince",
+    "InvalidTypes",
+    "InvalidUntil",
     "MatchMode",
+    "MemoryHit",
+    "MemorySearchResult",
+    "MemorySearcher",
+    "QueryTooLong",
     "RecallError",
     "RecallItem",
     "RecallPage",
+    "Score",
+    "SearchMode",
     "SearchRefused",
     "Searchers",
     "TermTooLong",

@@ -10,6 +10,7 @@ from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
     InvalidSince,
+    RecallError,
     TermTooLong,
     TooManyTerms,
 )
@@ -61,13 +62,20 @@ def parse_match(match: str) -> MatchMode:
 
 
 def parse_since(since: str | Instant | None) -> Instant | None:
-    if since is None or isinstance(since, Instant):
-        return since
+    return parse_instant("since", since, InvalidSince)
+
+
+def parse_instant(
+    name: str, value: str | Instant | None, error: type[RecallError]
+) -> Instant | None:
+    """An optional instant argument; `error` names which one was wrong."""
+    if value is None or isinstance(value, Instant):
+        return value
     try:
-        return Instant.parse(since)
+        return Instant.parse(value)
     except InvalidInstant:
-        raise InvalidSince(
-            f"since={since!r} is not an ISO-8601 instant with a time and a zone.",
+        raise error(
+            f"{name}={value!r} is not an ISO-8601 instant with a time and a zone.",
             hint=f"Use the format {EXPECTED_FORMAT}.",
         ) from None
 

@@ -54,3 +54,23 @@ class IndexNotFound(RecallError):
 
 class SearchRefused(RecallError):
     """Elasticsearch refused the search for a reason retrying will not fix (e.g. 403)."""
+
+
+class QueryTooLong(InvalidQuery):
+    """A natural-language query is longer than one search takes."""
+
+
+class InvalidUntil(RecallError):
+    """`until` is not an ISO-8601 instant with a time and an offset."""
+
+
+class InvalidLimit(RecallError):
+    """`limit` or `context` is not a whole number within its bounds."""
+
+
+class InvalidTypes(RecallError):
+    """`types` is not a short list of event types."""
+
+
+class InvalidSearchMode(RecallError):
+    """`mode` is none of keyword, semantic and hybrid."""

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
+from session_recall.embeddings import Embedder
 from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.cross_session import CrossSessionSearcher
+from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
 
 
@@ -23,6 +25,8 @@ class Searchers:
     cursor_key: bytes
     # None: Elasticsearch's default, which the index template keeps.
     max_result_window: int | None = None
+    # Embeds memory_search's queries; None: memory_search runs on keywords.
+    embedder: Embedder | None = None
 
     def _shared(self, page_size: int | None) -> PagerOptions:
         return {
@@ -58,4 +62,9 @@ class Searchers:
             settings=settings,
             user_id=user_id,
             **self._shared(page_size),
+        )
+
+    def memory(self, *, user_id: str) -> MemorySearcher:
+        return MemorySearcher(
+            self.client, user_id=user_id, alias=self.alias, embedder=self.embedder
         )

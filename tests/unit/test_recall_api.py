@@ -31,9 +31,9 @@ def test_all_lists_exactly_the_public_names():
         and getattr(value, "__module__", "").startswith("session_recall.recall")
     }
     # Constants and type aliases carry no __module__: the public ones are the bounds
-    # and defaults (upper case) and MatchMode.
+    # and defaults (upper case), MatchMode and SearchMode.
     public |= {name for name in vars(recall) if name.isupper() and not name.startswith("_")}
-    public |= {"MatchMode"}
+    public |= {"MatchMode", "SearchMode"}
     assert sorted(recall.__all__) == sorted(public)
 
 
