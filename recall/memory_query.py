@@ -37,7 +37,7 @@ def event_filters(
 def keyword_body(filters: list[Body], query: str, *, size: int) -> Body:
     """BM25 over the query's words, any of them (a `match` query ORs them): the more
     and the rarer the words an event shares, the higher it ranks. The text is a value,
-    never query syntax."""
+    never query syntax; the caller has left its function words out."""
     return {
         "query": {"bool": {"filter": filters, "must": [{"match": {"text": {"query": query}}}]}},
         "size": size,

@@ -19,6 +19,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import Embedder, EmbeddingError, vector_field
 from session_recall.recall import transport
 from session_recall.recall.fusion import fuse
@@ -103,7 +104,7 @@ class MemorySearcher:
         depth = RANK_WINDOW if used == "hybrid" else limit
         bodies: list[Body] = []
         if used != "semantic":
-            bodies.append(keyword_body(filters, text, size=depth))
+            bodies.append(keyword_body(filters, content_terms(text), size=depth))
         if vector is not None and self._embedder is not None:
             field = vector_field(self._embedder.model_id)
             bodies.append(knn_body(filters, vector, field=field, size=depth))
