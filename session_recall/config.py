@@ -1,6 +1,7 @@
 """Configuration from the environment; every field has a matching CLI flag."""
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -35,6 +36,19 @@ class Settings(BaseSettings):
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+    # Semantic recall (see `session_recall.embedders`): the offline static model by
+    # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
+    embedder: Literal["static", "endpoint", "none"] = Field(
+        default="static", alias="SESSION_RECALL_EMBEDDER"
+    )
+    embeddings_url: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_URL")
+    embeddings_model: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_MODEL")
+    embeddings_dims: int | None = Field(
+        default=None, ge=1, le=4096, alias="SESSION_RECALL_EMBEDDINGS_DIMS"
+    )
+    embeddings_api_key: SecretStr | None = Field(
+        default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
@@ -47,6 +61,14 @@ class Settings(BaseSettings):
             raise ConfigurationError(
                 "A username needs a password and a password needs a username.",
                 hint="Set both ELASTICSEARCH_USERNAME and ELASTICSEARCH_PASSWORD.",
+            )
+        if self.embedder == "endpoint" and not (
+            self.embeddings_url and self.embeddings_model and self.embeddings_dims
+        ):
+            raise ConfigurationError(
+                "SESSION_RECALL_EMBEDDER=endpoint needs the endpoint's URL, model and size.",
+                hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
+                "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
         if not self.index or self.index != self.index.lower() or self.index.startswith(("_", "-")):
             raise ConfigurationError(

@@ -9,7 +9,9 @@ from session_recall import __version__
 from session_recall.cli.agent_tools import mcp, tools
 from session_recall.cli.context import AppContext
 from session_recall.cli.delete import delete
+from session_recall.cli.embed import embed
 from session_recall.cli.ingest import ingest_command
+from session_recall.cli.memory import memory_search
 from session_recall.cli.node import node
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
@@ -83,6 +85,8 @@ main.add_command(delete)
 main.add_command(search)
 main.add_command(search_session)
 main.add_command(search_conversations)
+main.add_command(memory_search)
+main.add_command(embed)
 main.add_command(tools)
 main.add_command(mcp)
 

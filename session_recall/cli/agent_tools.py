@@ -14,6 +14,7 @@ from session_recall.tools import (
     BoundTool,
     cross_conversation_tool,
     cross_session_tool,
+    memory_tool,
     tool_definitions,
 )
 from session_recall.tools.searchers import searchers_for
@@ -37,7 +38,10 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 
 
 @click.command("mcp")
-@click.option("--user", required=True, help="The user whose sessions cross_session_search reads.")
+@click.option(
+    "--user", required=True,
+    help="The user whose sessions cross_session_search and memory_search read.",
+)  # fmt: skip
 @click.option(
     "--contact", help="With --inbox: also serve cross_conversation_search (within --user)."
 )
@@ -57,7 +61,8 @@ def mcp(
     current_session: str | None,
     lookback_days: int | None,
 ) -> None:
-    """Serve the recall tools over stdio to an MCP client, bound to one user.
+    """Serve the recall tools (cross_session_search and memory_search) over stdio to an
+    MCP client, bound to one user.
 
     The scope is fixed here, on the command line: no tool call can change it.
 
@@ -75,7 +80,10 @@ def mcp(
     # stdout carries the protocol: anything else a library logs goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     searchers = searchers_for(app.client, app.settings)
-    bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
+    bound: list[BoundTool] = [
+        cross_session_tool(searchers.cross_session(user_id=user)),
+        memory_tool(searchers.memory(user_id=user)),
+    ]
     if contact and inbox:
         settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
         # Pinned to --user too: contact and inbox ids may repeat across users (tenants).

@@ -17,6 +17,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 from session_recall.cli.context import AppContext, pass_app, reports_errors
 from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
+from session_recall.embedders import embedder_for
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
@@ -63,6 +64,10 @@ def ingest_command(
     Events of a scope erased after their timestamp (replays after `delete`) are
     refused on purpose: counted in the summary, copied nowhere.
 
+    Each event is stored with its vector from the configured embedder
+    (SESSION_RECALL_EMBEDDER); when the embedder fails, events are stored without one,
+    and `session-recall embed --backfill` adds them later.
+
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
     dead-letter file.
 
@@ -98,6 +103,7 @@ def ingest_command(
                     options=options,
                     limits=limits,
                     on_progress=report,
+                    embedder=embedder_for(app.settings),
                 )
             except WriteUnavailable as err:
                 resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""

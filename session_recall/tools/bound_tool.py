@@ -18,24 +18,32 @@ from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossSessionSearcher,
+    MemorySearcher,
+    MemorySearchResult,
     RecallPage,
 )
 from session_recall.tools.arguments import (
     ConversationSearchArguments,
     CrossConversationSearchArguments,
     CrossSessionSearchArguments,
+    MemorySearchArguments,
 )
 from session_recall.tools.definitions import (
     CONVERSATION_SEARCH,
     CROSS_CONVERSATION_SEARCH,
     CROSS_SESSION_SEARCH,
+    MEMORY_SEARCH,
     ToolSpec,
 )
+from session_recall.tools.memory_output import render_memory
 from session_recall.tools.output import render_error, render_items
 
 log = logging.getLogger(__name__)
 
 UNAVAILABLE = "The search is unavailable right now; try again in a moment."
+
+# What a tool's search returns: a page in time order, or memory_search's ranked hits.
+Result = RecallPage | MemorySearchResult
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,7 @@ class BoundTool:
     spec: ToolSpec
     # (validated arguments, cursor) -> page; the cursor comes from the application, never
     # from the model's arguments.
-    search: Callable[[Any, str | None], RecallPage]
+    search: Callable[[Any, str | None], Result]
     with_session: bool = True
 
     @property
@@ -57,7 +65,7 @@ class BoundTool:
         except ValidationError as err:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
-    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> RecallPage:
+    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
         """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
         # Logged without innerThought, which stays private to the model.
@@ -71,7 +79,9 @@ class BoundTool:
             log.warning("%s failed: %s", self.name, type(err).__name__)
             raise ElasticsearchUnavailable(UNAVAILABLE) from None
 
-    def render(self, page: RecallPage) -> str:
+    def render(self, page: Result) -> str:
+        if isinstance(page, MemorySearchResult):
+            return render_memory(page)
         return render_items(page.items, with_session=self.with_session)
 
     def call(self, arguments: Mapping[str, Any]) -> str:
@@ -131,3 +141,20 @@ def cross_conversation_tool(
         )
 
     return BoundTool(CROSS_CONVERSATION_SEARCH, search)
+
+
+def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTool:
+    """memory_search; `mode` is the application's choice (default: the searcher's)."""
+
+    def search(args: MemorySearchArguments, _cursor: str | None) -> MemorySearchResult:
+        return searcher.search(
+            args.query,
+            mode=mode,
+            since=args.since,
+            until=args.until,
+            types=args.types,
+            limit=args.limit,
+            context=args.context,
+        )
+
+    return BoundTool(MEMORY_SEARCH, search)

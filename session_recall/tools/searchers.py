@@ -3,8 +3,14 @@
 from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
+from session_recall.embedders import embedder_for
 from session_recall.recall import Searchers
 
 
 def searchers_for(client: Elasticsearch, settings: Settings) -> Searchers:
-    return Searchers(client=client, alias=settings.index, cursor_key=settings.signing_key())
+    return Searchers(
+        client=client,
+        alias=settings.index,
+        cursor_key=settings.signing_key(),
+        embedder=embedder_for(settings),
+    )
