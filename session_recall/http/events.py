@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
+from session_recall.embedders import embedder_for
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
@@ -67,7 +68,12 @@ def events_group(
     max_body_bytes: int = MAX_BODY_BYTES,
 ) -> RouteGroup:
     options = writer_options or WriterOptions(retry=SERVE_RETRY)
-    writer = Writer(services.client, services.settings.index, options=options)
+    writer = Writer(
+        services.client,
+        services.settings.index,
+        options=options,
+        embedder=embedder_for(services.settings),
+    )
     batcher = Batcher(writer, batching)
 
     @contextlib.asynccontextmanager

@@ -9,6 +9,7 @@ them. The answer is the tool output a model reads (`text/plain`), or with
     POST /v1/users/{user}/sessions/{session}/tools/conversation_search
     POST /v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search
          ?current_session=S&enabled=true&lookback_days=90
+    POST /v1/users/{user}/tools/memory_search?mode=keyword|semantic|hybrid
 """
 
 import asyncio
@@ -28,9 +29,11 @@ from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.recall import (
     CrossConversationSettings,
+    MemorySearchResult,
     RecallError,
     RecallPage,
     Searchers,
+    SearchMode,
     SearchRefused,
 )
 from session_recall.tools import (
@@ -40,6 +43,7 @@ from session_recall.tools import (
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
+    memory_tool,
 )
 from session_recall.tools.output import render_error
 from session_recall.tools.searchers import searchers_for
@@ -59,6 +63,8 @@ class RecallOptions(BaseModel):
     enabled: bool = False
     # Unset: CrossConversationSettings' default; it checks the bounds.
     lookback_days: int | None = None
+    # memory_search only. Unset: hybrid when an embedder is configured, else keyword.
+    mode: SearchMode | None = None
 
 
 Binder = Callable[[Searchers, dict[str, str], RecallOptions], BoundTool]
@@ -86,6 +92,23 @@ BINDERS: dict[str, tuple[str, Binder]] = {
         "cross_conversation_search",
         lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
     ),
+    "/v1/users/{user}/tools/memory_search": (
+        "memory_search",
+        lambda s, p, o: memory_tool(s.memory(user_id=p["user"]), mode=o.mode),
+    ),
+}
+# The query-string options each tool takes besides `format`.
+_OPTIONS = {
+    "cross_session_search": {"page_size", "cursor"},
+    "conversation_search": {"page_size", "cursor"},
+    "cross_conversation_search": {
+        "page_size",
+        "cursor",
+        "current_session",
+        "enabled",
+        "lookback_days",
+    },
+    "memory_search": {"mode"},
 }
 # Tool arguments are a few short strings; innerThought can run long, not megabytes.
 MAX_BODY_BYTES = 256 * 1024
@@ -153,6 +176,7 @@ def recall_group(services: Services) -> RouteGroup:
         models=[
             *((TOOLS[name].arguments, "validation") for name, _ in BINDERS.values()),
             (RecallPage, "serialization"),
+            (MemorySearchResult, "serialization"),
         ],
     )
 
@@ -167,11 +191,7 @@ def _refused(options: RecallOptions, message: str) -> Response:
 def _operation(path: str, name: str) -> dict[str, Any]:
     parameters = path_parameters(path)
     for option, field in RecallOptions.model_fields.items():
-        if name != "cross_conversation_search" and option in {
-            "current_session",
-            "enabled",
-            "lookback_days",
-        }:
+        if option != "format" and option not in _OPTIONS[name]:
             continue
         schema: dict[str, Any] = {"default": field.default}
         parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
@@ -190,7 +210,11 @@ def _operation(path: str, name: str) -> dict[str, Any]:
                     "description": "The tool output (format=tool) or the typed page (format=page).",
                     "content": {
                         "text/plain": {"schema": {"type": "string"}},
-                        "application/json": {"schema": ref(RecallPage)},
+                        "application/json": {
+                            "schema": ref(
+                                MemorySearchResult if name == "memory_search" else RecallPage
+                            )
+                        },
                     },
                 },
                 "401": {"description": "The bearer token is missing or wrong."},
