@@ -85,8 +85,9 @@ class StaticEmbedder:
 
         self.load()
         model = _model()
+        # A blank text tokenizes to whitespace tokens: it has nothing to embed.
         encodings = model.tokenizer.encode_batch_fast(
-            [text[:MAX_CHARS] for text in texts], add_special_tokens=False
+            [text[:MAX_CHARS] if text.strip() else "" for text in texts], add_special_tokens=False
         )
         ids = [encoding.ids for encoding in encodings]
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))

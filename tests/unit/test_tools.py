@@ -23,7 +23,7 @@ def _schema(name: str) -> dict:
 @pytest.mark.parametrize("style", STYLES)
 def test_every_definition_is_a_valid_json_schema(style: str):
     definitions = tool_definitions(style=style)  # type: ignore[arg-type]
-    assert len(definitions) == 3
+    assert len(definitions) == 4
     for definition in definitions:
         body = definition.get("function", definition)
         schema = body.get("parameters") or body.get("input_schema") or body.get("inputSchema")
@@ -38,6 +38,10 @@ def test_every_definition_is_a_valid_json_schema(style: str):
         ("cross_session_search", ["innerThought", "query", "matchMode", "since", "page"]),
         ("conversation_search", ["innerThought", "query", "page"]),
         ("cross_conversation_search", ["innerThought", "query", "matchMode", "page"]),
+        (
+            "memory_search",
+            ["innerThought", "query", "since", "until", "types", "limit", "context"],
+        ),
     ],
 )
 def test_tools_take_the_reference_parameters_and_nothing_that_names_a_scope(name, parameters):
