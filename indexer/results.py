@@ -52,8 +52,8 @@ class IngestSummary(BaseModel):
     throttled: int = Field(default=0, description="429 answers seen.")
     without_vectors: int = Field(
         default=0,
-        description="Events stored without a vector because the embedder failed; "
-        "`session-recall embed --backfill` adds them.",
+        description="Events stored without a vector (the embedder failed, or the index "
+        "predates the vector fields); `session-recall embed --backfill` adds them.",
     )
     dead_letter: Path | None = None
 
@@ -89,7 +89,7 @@ class IngestSummary(BaseModel):
             text += f"; {self.retries} retried ({self.throttled} throttled)"
         if self.without_vectors:
             text += (
-                f"; {self.without_vectors} stored without vectors (the embedder failed: "
-                "run `session-recall embed --backfill` once it is back)"
+                f"; {self.without_vectors} stored without vectors (see the warning; "
+                "`session-recall embed --backfill` adds them)"
             )
         return text + "."

@@ -60,16 +60,24 @@ def with_vectors(
     ], None
 
 
-def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> None:
-    """Refuse to write `embedder`'s vectors where they do not belong.
+def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | None:
+    """Whether `embedder`'s vectors may be written to `alias`: None when they may, else
+    why not (the write index predates the vector fields; events then go without).
 
-    Raises `VectorFieldsMissing` when an index behind the alias predates the vector
-    fields, and `EmbeddingModelChanged` when the alias holds vectors of other models
-    only: mixing two models' vectors would make similarities meaningless, and the
-    new model's field is made by the backfill. An alias that does not exist passes:
-    the bulk request says what is wrong with it.
+    Raises `EmbeddingModelChanged` when the alias holds vectors of other models only:
+    mixing two models' vectors would make similarities meaningless, and the new
+    model's field is made by the backfill. An alias that does not exist passes: the
+    bulk request says what is wrong with it.
     """
-    models = mapped_models(client, alias)
+    try:
+        aliases = client.indices.get_alias(name=alias).body
+        mappings = client.indices.get_mapping(index=alias).body
+    except NotFoundError:
+        return None
+    models: set[str] = set()
+    for entry in mappings.values():
+        properties = entry.get("mappings", {}).get("properties", {})
+        models.update(properties.get(VECTORS_FIELD, {}).get("properties", {}))
     mine = vector_key(embedder.model_id)
     if models and mine not in models:
         raise EmbeddingModelChanged(
@@ -79,6 +87,14 @@ def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> None:
             "for every stored event (into a field of its own), or configure the previous "
             "model again.",
         )
+    write_index = _write_index(aliases, alias)
+    properties = mappings.get(write_index, {}).get("mappings", {}).get("properties", {})
+    if write_index is not None and VECTORS_FIELD not in properties:
+        return (
+            f"the index {write_index} has no vector fields (an earlier release made it): "
+            "run `session-recall setup`, then `session-recall embed --backfill`"
+        )
+    return None
 
 
 def mapped_models(client: Elasticsearch, alias: str) -> set[str]:
@@ -98,3 +114,12 @@ def mapped_models(client: Elasticsearch, alias: str) -> set[str]:
             )
         models.update(properties[VECTORS_FIELD].get("properties", {}))
     return models
+
+
+def _write_index(aliases: dict[str, Any], alias: str) -> str | None:
+    """The index the alias writes to: the one marked so, or its only index."""
+    indices = list(aliases)
+    for index, entry in aliases.items():
+        if entry.get("aliases", {}).get(alias, {}).get("is_write_index"):
+            return str(index)
+    return indices[0] if len(indices) == 1 else None

@@ -95,6 +95,7 @@ class Writer:
         self.options = options or WriterOptions()
         self._embedder = embedder
         self._index_checked = embedder is None
+        self._vectors_refused = False  # the write index has no vector fields
         self._embedder_failing = False
         self._sleep = sleep
         self.stats = BulkStats()
@@ -142,12 +143,15 @@ class Writer:
         if self._index_checked or self._embedder is None:
             return
         embedder = self._embedder
-        call_with_retries(
+        refusal = call_with_retries(
             lambda: vectors.check_index(self._client, self._alias, embedder),
             policy=self.options.retry,
             what="read the index mapping",
             sleep=self._sleep,
         )
+        if refusal is not None:
+            log.warning("storing events without vectors: %s", refusal)
+            self._vectors_refused = True
         self._index_checked = True
 
     def _prepare(self, submission: Submission) -> _Pending:
@@ -195,6 +199,9 @@ class Writer:
         self, to_send: list[tuple[_Pending, Document]]
     ) -> list[tuple[_Pending, Document]]:
         if self._embedder is None:
+            return to_send
+        if self._vectors_refused:
+            self.without_vectors += len(to_send)
             return to_send
         documents, error = vectors.with_vectors(
             self._embedder,

@@ -51,7 +51,7 @@ def test_hybrid_finds_paraphrases_that_keywords_miss_and_keeps_exact_phrases(
         for kind in ("paraphrase", "control"):
             row = ", ".join(
                 f"{mode} {figures[mode, kind]:.3f}" for mode in ("keyword", "semantic", "hybrid")
-            )  # noqa: E501
+            )
             print(f"  {kind}: {row}")
     assert figures["hybrid", "paraphrase"] >= figures["keyword", "paraphrase"] + 0.20
     assert figures["hybrid", "control"] >= figures["keyword", "control"] - 0.02

@@ -81,7 +81,7 @@ queries = st.one_of(
 
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)  # noqa: E501
+)
 @given(
     user=st.sampled_from(USERS),
     query=queries,
