@@ -72,8 +72,11 @@ class EndpointEmbedder:
         self._clock = clock
         self._paused_until = 0.0
         self._lock = threading.Lock()
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.Client(timeout=timeout_s, headers=headers, transport=transport)
+        self._client_options: dict[str, Any] = {
+            "timeout": timeout_s,
+            "headers": {"Authorization": f"Bearer {api_key}"} if api_key else {},
+            "transport": transport,
+        }
 
     @property
     def model_id(self) -> str:
@@ -85,20 +88,21 @@ class EndpointEmbedder:
     def dims(self) -> int:
         return self._dims
 
-    def close(self) -> None:
-        self._http.close()
-
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
         # Servers refuse empty inputs; a blank text has nothing to embed anyway.
         wanted = [i for i, text in enumerate(texts) if text.strip()]
         vectors: list[Vector | None] = [None] * len(texts)
-        for start in range(0, len(wanted), self._batch):
-            batch = wanted[start : start + self._batch]
-            for i, vector in zip(batch, self._embed_batch([texts[i] for i in batch]), strict=True):
-                vectors[i] = vector
+        # A client per call: its connections are reused across the call's batches and
+        # closed with it, so an embedder never holds a socket between calls.
+        with httpx.Client(**self._client_options) as http:
+            for start in range(0, len(wanted), self._batch):
+                batch = wanted[start : start + self._batch]
+                embedded = self._embed_batch(http, [texts[i] for i in batch])
+                for i, vector in zip(batch, embedded, strict=True):
+                    vectors[i] = vector
         return vectors
 
-    def _embed_batch(self, texts: list[str]) -> list[Vector | None]:
+    def _embed_batch(self, http: httpx.Client, texts: list[str]) -> list[Vector | None]:
         with self._lock:
             if self._clock() < self._paused_until:
                 raise EmbedderUnavailable(
@@ -106,20 +110,20 @@ class EndpointEmbedder:
                     hint="Check that it runs; events are stored without vectors meanwhile.",
                 )
         try:
-            return self._parse(self._post(texts), len(texts))
+            return self._parse(self._post(http, texts), len(texts))
         except EmbedderUnavailable:
             with self._lock:
                 self._paused_until = self._clock() + self._paused_s
             raise
 
-    def _post(self, texts: list[str]) -> Any:
+    def _post(self, http: httpx.Client, texts: list[str]) -> Any:
         body = {"model": self._model, "input": texts, "encoding_format": "float"}
         cause = ""
         for attempt in range(self._attempts):
             if attempt:
                 self._sleep(random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1))
             try:
-                response = self._http.post(self._url, json=body)
+                response = http.post(self._url, json=body)
             except httpx.HTTPError as err:  # no connection, a timeout, a broken answer
                 cause = type(err).__name__
                 continue
