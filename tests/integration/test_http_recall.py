@@ -1,6 +1,7 @@
 """The recall endpoints end to end: a real `session-recall serve` process, events posted
 to it, tool calls answered from the real node, and the bearer token enforced."""
 
+import json
 import os
 import signal
 import subprocess
@@ -198,3 +199,68 @@ def test_the_openapi_document_lists_the_tool_endpoints(server: str):
     schema = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     assert schema.endswith("CrossSessionSearchArguments")
     assert "CrossSessionSearchArguments" in document["components"]["schemas"]
+
+
+MEMORY = "/v1/users/alice/tools/memory_search"
+DECIDED_TEXT = "We decided on Lisbon, the flights are cheaper."
+
+
+def test_memory_search_answers_a_question_by_meaning_with_the_turns_around(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}",
+        json={"innerThought": THOUGHT, "query": "Which city did we choose for the retreat?"},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    rows = json.loads(answer.text)
+    assert any("Lisbon" in row["text"] for row in rows[:3]), rows
+    first = rows[0]
+    assert set(first) == {"sessionId", "timestamp", "type", "text", "before", "after", "score"}
+    assert set(first["score"]) == {"keywordRank", "vectorRank", "fused"}
+
+
+def test_memory_search_gives_the_typed_result_and_takes_the_mode(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}?format=page&mode=keyword",
+        json={"innerThought": THOUGHT, "query": "Lisbon flights", "context": 0, "limit": 2},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    result = answer.json()
+    assert (result["mode"], result["requested_mode"], result["notice"]) == (
+        "keyword",
+        "keyword",
+        None,
+    )
+    assert result["hits"][0]["event"]["text"] == DECIDED_TEXT
+    assert all(hit["before"] == [] and hit["after"] == [] for hit in result["hits"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"query": ""}, "empty"),
+        ({"query": "x" * 1001}, "1001 characters"),
+        ({"query": "x", "limit": 51}, "limit"),
+        ({"query": "x", "since": "last week"}, "ISO-8601"),
+        ({"query": "x", "userId": "bob"}, "unknown argument 'userId'"),
+    ],
+)
+def test_memory_search_refuses_bad_arguments_with_a_line_a_model_can_act_on(
+    server: str, arguments: dict, says: str
+):
+    answer = httpx.post(
+        f"{server}{MEMORY}", json={"innerThought": THOUGHT, **arguments}, headers=AUTH
+    )
+    assert answer.status_code == 422, answer.text
+    assert answer.text.startswith("Error: ") and says in answer.text
+
+
+def test_memory_search_never_answers_with_another_users_events(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}",
+        json={"innerThought": THOUGHT, "query": "When is the launch, and which logo?", "limit": 50},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    assert "Friday" not in answer.text and "blue logo" not in answer.text
