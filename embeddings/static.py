@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.stopwords import STOPWORDS
 from session_recall.embeddings.embedder import Vector
+from session_recall.embeddings.pooling import WordSums
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,15 +45,13 @@ DEFAULT_DIMS = 256
 # A message's meaning is in its first few thousand characters; the bound keeps a
 # megabyte-long tool output from costing a megabyte of tokenizing.
 MAX_CHARS = 4000
-# Texts are pooled in groups of similar length: a padded (group, longest, dims) gather
-# summed over its middle axis is several times faster than numpy's reduceat.
-_GROUP = 128
 
 
 @dataclass(frozen=True)
 class _Model:
     table: "NDArray[np.float32]"  # one row per token, plus a zero row for padding
     tokenizer: Any
+    words: WordSums
 
 
 class StaticEmbedder:
@@ -84,14 +83,7 @@ class StaticEmbedder:
         import numpy as np
 
         self.load()
-        model = _model()
-        # A blank text tokenizes to whitespace tokens: it has nothing to embed.
-        encodings = model.tokenizer.encode_batch_fast(
-            [text[:MAX_CHARS] if text.strip() else "" for text in texts], add_special_tokens=False
-        )
-        ids = [encoding.ids for encoding in encodings]
-        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        sums = _pooled_sums(model.table, ids, lengths)[:, : self._dims]
+        sums = _model().words.sums([text[:MAX_CHARS] for text in texts])[:, : self._dims]
         norms = np.linalg.norm(sums, axis=1)
         vectors: list[Vector | None] = []
         for row, norm in zip(sums, norms, strict=True):
@@ -99,28 +91,6 @@ class StaticEmbedder:
             # to compare, and Elasticsearch refuses a zero vector.
             vectors.append(row / norm if norm > 1e-6 else None)
         return vectors
-
-
-def _pooled_sums(
-    table: "NDArray[np.float32]", ids: list[list[int]], lengths: "NDArray[np.int64]"
-) -> "NDArray[np.float32]":
-    """Per text, the sum of its tokens' rows (the mean's direction, which is all cosine
-    similarity looks at)."""
-    import numpy as np
-
-    pad = table.shape[0] - 1
-    sums = np.zeros((len(ids), table.shape[1]), dtype=np.float32)
-    order = np.argsort(lengths, kind="stable")
-    for start in range(0, len(order), _GROUP):
-        group = order[start : start + _GROUP]
-        longest = int(lengths[group[-1]])
-        if longest == 0:
-            continue
-        padded = np.full((len(group), longest), pad, dtype=np.int64)
-        for row, text in enumerate(group):
-            padded[row, : lengths[text]] = ids[text]
-        sums[group] = table[padded].sum(axis=1)
-    return sums
 
 
 def package_folder() -> Path:
@@ -165,7 +135,8 @@ def _model() -> _Model:
     # A zero row adds nothing to a sum: the same as leaving the token out of the mean
     # (only the direction of a vector counts under cosine similarity).
     table[sorted(_function_word_tokens(tokenizer))] = 0.0
-    return _Model(table=np.ascontiguousarray(table), tokenizer=tokenizer)
+    table = np.ascontiguousarray(table)
+    return _Model(table=table, tokenizer=tokenizer, words=WordSums(tokenizer, table))
 
 
 def _function_word_tokens(tokenizer: Any) -> set[int]:

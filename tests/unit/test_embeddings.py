@@ -93,3 +93,17 @@ def test_the_static_model_loads_offline_without_importing_wordllama():
     env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("capacity", [3, 10, 1000])
+def test_word_sums_equal_token_sums_whatever_the_cache_size(capacity: int):
+    from session_recall.embeddings.pooling import WordSums, pooled_sums
+    from session_recall.embeddings.static import _model
+
+    model = _model()
+    texts = ["We decided on Lisbon, the flights are cheaper.", "", "决定 预算", "oak oak oak"]
+    words = WordSums(model.tokenizer, model.table, capacity=capacity)
+    tokens = [e.ids for e in model.tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+    expected = pooled_sums(model.table, tokens)
+    for _ in range(2):  # cold, then from the cache (or after it started over)
+        assert np.allclose(words.sums(texts), expected, atol=1e-4)
