@@ -26,7 +26,7 @@ from session_recall.core.order import event_order
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
-from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.errors import IndexerError, VectorFieldsMissing
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.vectors import mapped_models, vector_fields
 
@@ -133,28 +133,34 @@ def map_vector_field(client: Elasticsearch, alias: str, embedder: Embedder) -> N
 
     Done before the first update, so that a model whose first events have nothing to
     embed still has its field, and ingestion with it is allowed (see `check_index`).
+    The field is mapped as the index's own dynamic template for vectors says (the
+    mapping `setup` installed), with the dimensions made explicit.
     """
-    mapping = {
-        VECTORS_FIELD: {
-            "properties": {
-                vector_key(embedder.model_id): {
-                    "type": "dense_vector",
-                    "dims": embedder.dims,
-                    "similarity": "cosine",
-                    "index": True,
-                    "index_options": {"type": "int8_hnsw"},
-                }
-            }
-        }
-    }
     mapped_models(client, alias)  # raises for an index that predates the vector fields
-    try:
-        client.indices.put_mapping(index=alias, properties=mapping)
-    except BadRequestError as err:
-        raise IndexerError(
-            f"The vector field of {embedder.model_id!r} exists with another shape: {err.error}.",
-            hint="The model's output size changed: give it another model id.",
-        ) from None
+    mappings = client.indices.get_mapping(index=alias).body
+    for index, entry in sorted(mappings.items()):
+        template = _vector_template(entry.get("mappings", {}))
+        field = {**template, "dims": embedder.dims}
+        properties = {VECTORS_FIELD: {"properties": {vector_key(embedder.model_id): field}}}
+        try:
+            client.indices.put_mapping(index=index, properties=properties)
+        except BadRequestError as err:
+            raise IndexerError(
+                f"The vector field of {embedder.model_id!r} exists in {index} with another "
+                f"shape: {err.error}.",
+                hint="The model's output size changed: give it another model id.",
+            ) from None
+
+
+def _vector_template(mappings: dict[str, Any]) -> dict[str, Any]:
+    for entry in mappings.get("dynamic_templates", []):
+        for template in entry.values():
+            if template.get("path_match") == f"{VECTORS_FIELD}.*":
+                return dict(template["mapping"])
+    raise VectorFieldsMissing(
+        "The index has no template for vector fields: it was made by an earlier release.",
+        hint="Run `session-recall setup` once; it adds it to the existing indices.",
+    )
 
 
 def _update(hit: dict[str, Any], embedder: Embedder, vector: Any) -> bulk.Action:
