@@ -16,6 +16,7 @@ import os
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -216,6 +217,29 @@ class Run:
             "cursor_walk_s": extra["cursor_walk_s"],
         }
 
+    def each_size(
+        self,
+        results: dict[str, Any],
+        raw_json: Path,
+        started: float,
+        measure: Callable[[generate.Summary], dict[str, Any]],
+    ) -> None:
+        """Generate each size's dataset, measure it, and save the results as they come;
+        whatever happens, leave no index behind."""
+        try:
+            for events in self.config.sizes:
+                data = self.dataset(events)
+                results["sizes"].append(measure(data))
+                data.path.unlink()
+                results["wall_s"] = time.perf_counter() - started
+                raw_json.write_text(json.dumps(results, indent=1, default=str))
+        finally:
+            for alias in list(self.aliases):
+                self.drop(alias)
+        results["wall_s"] = time.perf_counter() - started
+        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        raw_json.write_text(json.dumps(results, indent=1, default=str))
+
     def execute_semantic(self, command: str) -> dict[str, Any]:
         """The --semantic mode: see bench/semantic.py."""
         started = time.perf_counter()
@@ -227,19 +251,12 @@ class Run:
             "warmup": config.warmup,
             "sizes": [],
         }
-        raw_json = config.work_dir / "semantic.json"
-        try:
-            for events in config.sizes:
-                data = self.dataset(events)
-                results["sizes"].append(semantic.run_size(self, data))
-                data.path.unlink()
-                raw_json.write_text(json.dumps(results, indent=1, default=str))
-        finally:
-            for alias in list(self.aliases):
-                self.drop(alias)
-        results["wall_s"] = time.perf_counter() - started
-        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
-        raw_json.write_text(json.dumps(results, indent=1, default=str))
+        self.each_size(
+            results,
+            config.work_dir / "semantic.json",
+            started,
+            lambda data: semantic.run_size(self, data),
+        )
         config.report.parent.mkdir(parents=True, exist_ok=True)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
         document = semantic.replace_section(old or "# Benchmarks\n", semantic.section(results))
@@ -262,30 +279,19 @@ class Run:
             },
             "sizes": [],
         }
-        raw_json = config.work_dir / "results.json"
-        try:
-            for events in config.sizes:
-                data = self.dataset(events)
-                alias, ingest = self.ingest(data)
-                entry = {
-                    "heavy_events": events,
-                    "dataset": {
-                        k: v for k, v in asdict(data).items() if isinstance(v, int | float)
-                    },
-                    "ingest": ingest,
-                    **self.recall(alias, data),
-                }
-                results["sizes"].append(entry)
-                self.drop(alias)
-                data.path.unlink()
-                results["wall_s"] = time.perf_counter() - started
-                raw_json.write_text(json.dumps(results, indent=1, default=str))
-        finally:
-            for alias in list(self.aliases):
-                self.drop(alias)
-        results["wall_s"] = time.perf_counter() - started
-        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
-        raw_json.write_text(json.dumps(results, indent=1, default=str))
+
+        def measure(data: generate.Summary) -> dict[str, Any]:
+            alias, ingest = self.ingest(data)
+            entry = {
+                "heavy_events": data.heavy_events,
+                "dataset": {k: v for k, v in asdict(data).items() if isinstance(v, int | float)},
+                "ingest": ingest,
+                **self.recall(alias, data),
+            }
+            self.drop(alias)
+            return entry
+
+        self.each_size(results, config.work_dir / "results.json", started, measure)
         plot.plot(results, config.plot)
         config.report.parent.mkdir(parents=True, exist_ok=True)
         rendered = report.render(results, plot=config.plot, report=config.report)

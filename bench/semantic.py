@@ -142,7 +142,7 @@ def section(results: dict[str, Any]) -> str:
         "keyword and kNN searches (50 deep each) in one `msearch` and fuses them in the "
         "client. Ingest: `session-recall ingest FILE` with `SESSION_RECALL_EMBEDDER=static` "
         "as a subprocess, start to exit, every event stored with its 256-dimension vector "
-        "(an HNSW graph, m 8, ef_construction 32); CPU is the command's own.",
+        "(int8 HNSW, m 8, ef_construction 32); CPU is the command's own.",
         END,
     ]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ tokenizer's pieces never span whitespace (SentencePiece starts each word with 'â
 a text's sum is the sum of its words' sums.
 """
 
+import itertools
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -39,9 +40,15 @@ def pooled_sums(
         longest = int(lengths[group[-1]])
         if longest == 0:
             continue
+        sizes = lengths[group]
+        flat = np.fromiter(
+            itertools.chain.from_iterable(rows[i] for i in group),
+            dtype=np.int64,
+            count=int(sizes.sum()),
+        )
         padded = np.full((len(group), longest), pad, dtype=np.int64)
-        for row, text in enumerate(group):
-            padded[row, : lengths[text]] = rows[text]
+        # Row by row, the first `size` cells take the row's indices (in row-major order).
+        padded[np.arange(longest) < sizes[:, None]] = flat
         sums[group] = table[padded].sum(axis=1)
     return sums
 

@@ -54,10 +54,14 @@ def with_vectors(
         vectors = embedder.embed(texts)
     except EmbeddingError as err:
         return list(documents), err
-    return [
-        doc.extended(vector_fields(embedder, vector))
-        for doc, vector in zip(documents, vectors, strict=True)
-    ], None
+    model_id, key = embedder.model_id, vector_key(embedder.model_id)
+    extended = []
+    for doc, vector in zip(documents, vectors, strict=True):
+        fields: dict[str, Any] = {MODELS_FIELD: [model_id]}
+        if vector is not None:
+            fields[VECTORS_FIELD] = {key: vector}
+        extended.append(doc.extended(fields))
+    return extended, None
 
 
 def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | None:

@@ -40,7 +40,7 @@ def test_static_vectors_are_unit_length_and_the_same_on_every_call(static: Stati
     first, again = static.embed(texts), static.embed(list(reversed(texts)))
     for vector in first:
         assert vector is not None and vector.shape == (256,)
-        assert abs(float(np.linalg.norm(vector)) - 1) < 1e-5
+        assert abs(float(np.linalg.norm(vector)) - 1) < 1e-3  # four decimals kept
     assert np.allclose(first[0], again[1]) and np.allclose(first[1], again[0])
 
 
@@ -67,7 +67,7 @@ def test_smaller_static_forms_are_the_leading_dimensions(static: StaticEmbedder,
     assert small.model_id != static.model_id
     [full] = static.embed(["oak cabinets and a quartz countertop"])
     [cut] = small.embed(["oak cabinets and a quartz countertop"])
-    assert np.allclose(cut, full[:dims] / np.linalg.norm(full[:dims]), atol=1e-5)
+    assert np.allclose(cut, full[:dims] / np.linalg.norm(full[:dims]), atol=2e-4)
 
 
 def test_an_unknown_static_size_is_refused():
