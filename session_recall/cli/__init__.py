@@ -9,6 +9,7 @@ from session_recall import __version__
 from session_recall.cli.agent_tools import mcp, tools
 from session_recall.cli.context import AppContext
 from session_recall.cli.delete import delete
+from session_recall.cli.group import RecallGroup
 from session_recall.cli.ingest import ingest_command
 from session_recall.cli.node import node
 from session_recall.cli.search import search, search_conversations, search_session
@@ -20,7 +21,7 @@ from session_recall.core.errors import SessionRecallError
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(cls=RecallGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="session-recall")
 @click.option("--es-url", envvar="ELASTICSEARCH_URL", help="Elasticsearch URL.")
 @click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", help="API key (never printed).")
@@ -56,6 +57,12 @@ def main(
 
     Every option can also come from the environment variable named in its help.
 
+    \b
+    Exit codes:
+      0  success
+      1  ingest: some events went to the dead-letter file (`node status`: not running)
+      2  usage: a wrong option, argument or query; change the command
+      3  Elasticsearch unavailable or not set up, or the configuration is wrong
     \b
     Example:
       session-recall node start && session-recall setup

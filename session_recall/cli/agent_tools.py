@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.recall import CrossConversationSettings
 from session_recall.tools import (
     STYLES,
@@ -45,7 +45,6 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 @click.option("--current-session", help="The conversation the agent is in.")
 @click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
 @pass_app
-@reports_errors
 def mcp(
     app: AppContext,
     user: str,

@@ -2,7 +2,7 @@
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.indexer import Scope, erase
 
 
@@ -12,7 +12,6 @@ from session_recall.indexer import Scope, erase
 @click.option("--contact", help="Contact whose events to erase (with --inbox).")
 @click.option("--inbox", help="Inbox of --contact.")
 @pass_app
-@reports_errors
 def delete(
     app: AppContext,
     user: str | None,

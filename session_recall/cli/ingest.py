@@ -14,7 +14,7 @@ from typing import BinaryIO
 import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.progress import progress_reporter
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
@@ -67,7 +67,6 @@ DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
     help="Longest text accepted.",
 )
 @pass_app
-@reports_errors
 def ingest_command(
     app: AppContext,
     source: str,
@@ -87,7 +86,8 @@ def ingest_command(
     refused on purpose: counted in the summary, copied nowhere.
 
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
-    dead-letter file.
+    dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
+    unavailable or not set up (run it again: what was acknowledged is stored).
 
     \b
     Example:
@@ -118,8 +118,10 @@ def ingest_command(
                     on_progress=report,
                 )
             except WriteUnavailable as err:
-                resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
-                raise click.ClickException(f"{err}{resume}") from None
+                if checkpoint is None:
+                    raise
+                resume = f"Run the same command to resume from {checkpoint}."
+                raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
         _refresh(client, app.settings.index)
     _finish(summary)
 

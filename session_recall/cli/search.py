@@ -12,16 +12,9 @@ from typing import Any, cast
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.query_recorder import QueryRecorder
-from session_recall.recall import (
-    CrossConversationSettings,
-    IndexNotFound,
-    MatchMode,
-    RecallError,
-    RecallPage,
-    SearchRefused,
-)
+from session_recall.recall import CrossConversationSettings, MatchMode, RecallPage
 from session_recall.tools import render_items
 from session_recall.tools.searchers import Searchers
 
@@ -76,12 +69,7 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
         run(Searchers.from_settings(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
         return
-    try:
-        page = run(Searchers.from_settings(app.client, app.settings))
-    except (IndexNotFound, SearchRefused):
-        raise
-    except RecallError as err:
-        raise click.UsageError(str(err)) from None
+    page = run(Searchers.from_settings(app.client, app.settings))
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -95,7 +83,6 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search(
     app: AppContext,
     user: str,
@@ -128,7 +115,6 @@ def search(
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_session(
     app: AppContext,
     user: str,
@@ -167,7 +153,6 @@ def search_session(
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_conversations(
     app: AppContext,
     contact: str,

@@ -4,7 +4,7 @@ import ipaddress
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 
 
 @click.command()
@@ -35,7 +35,6 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     type=click.Choice(["debug", "info", "warning", "error"]),
 )
 @pass_app
-@reports_errors
 def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to

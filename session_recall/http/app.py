@@ -1,8 +1,10 @@
 """The ASGI app: route groups composed onto one Starlette application.
 
-A route group brings its routes, its OpenAPI paths and models, and optionally a
-lifespan (the events group runs its batcher there). Other packages add groups of
-their own: `create_app(settings, groups=[*default_groups(), recall_group])`.
+A route group brings its routes, its OpenAPI paths and models, optionally a lifespan
+(the events group runs its batcher there), and the paths it leaves open without the
+token (the probes). `default_groups()` are the sidecar's: health, events, erasure and
+recall. An application adds its own with `create_app(settings, groups=[*default_groups(),
+my_group])`; a test builds an app of the one group it needs.
 """
 
 import contextlib

@@ -3,8 +3,9 @@ carry it. Compared in constant time, so response timing does not leak its prefix
 
 import hmac
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from session_recall.http.errors import json_error
 
 
 class BearerAuth:
@@ -21,12 +22,10 @@ class BearerAuth:
         if hmac.compare_digest(given, self._expected):
             await self._app(scope, receive, send)
             return
-        response = JSONResponse(
-            {
-                "error": "missing or wrong bearer token",
-                "hint": "Send Authorization: Bearer <token>.",
-            },
-            status_code=401,
+        response = json_error(
+            401,
+            "missing or wrong bearer token",
+            "Send Authorization: Bearer <token>.",
             headers={"WWW-Authenticate": "Bearer"},
         )
         await response(scope, receive, send)

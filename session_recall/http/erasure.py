@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, json_error
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.indexer import ErasureResult, Scope, erase
 
@@ -29,7 +29,7 @@ def erasure_group(services: Services) -> RouteGroup:
             try:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
-                return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
+                return json_error(400, f"Invalid scope: {err.errors()[0]['msg']}")
             try:
                 result = await asyncio.to_thread(
                     erase, services.client, services.settings.index, scope

@@ -21,7 +21,7 @@ from starlette.routing import Route
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, json_error
 from session_recall.http.openapi import ref
 from session_recall.indexer import (
     Batcher,
@@ -78,7 +78,7 @@ def events_group(
     async def post_events(request: Request) -> Response:
         body = await read_limited(request, max_body_bytes)
         if body is None:
-            return bad_request(
+            return json_error(
                 413, f"The body is over {max_body_bytes} bytes.", "Send fewer events per request."
             )
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -88,17 +88,17 @@ def events_group(
             try:
                 value = orjson.loads(body)
             except orjson.JSONDecodeError as err:
-                return bad_request(400, f"The body is not valid JSON: {err}")
+                return json_error(400, f"The body is not valid JSON: {err}")
             values = value if isinstance(value, list) else [value]
             items = [parse_object(v, limits) for v in values]
         else:
-            return bad_request(
+            return json_error(
                 415,
                 f"Unsupported content type {kind!r}.",
                 "Use application/json or application/x-ndjson.",
             )
         if not items:
-            return bad_request(400, "The body holds no event.")
+            return json_error(400, "The body holds no event.")
         try:
             stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
         except SessionRecallError as err:

@@ -18,15 +18,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from session_recall.core.errors import SessionRecallError
+from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, json_error
 from session_recall.http.openapi import path_parameters, ref
-from session_recall.recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
+from session_recall.recall import CrossConversationSettings, RecallPage
 from session_recall.recall.pager import MAX_PAGE_SIZE
 from session_recall.tools import (
     TOOLS,
@@ -36,7 +37,6 @@ from session_recall.tools import (
     cross_conversation_tool,
     cross_session_tool,
 )
-from session_recall.tools.output import render_error
 from session_recall.tools.searchers import Searchers
 
 
@@ -110,25 +110,21 @@ def recall_group(services: Services) -> RouteGroup:
             except ValidationError as err:
                 problem = err.errors(include_input=False)[0]
                 where = ".".join(str(p) for p in problem["loc"])
-                return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
+                return json_error(400, f"Query parameter {where!r}: {problem['msg']}.")
             body = await read_limited(request, MAX_BODY_BYTES)
             if body is None:
-                return bad_request(413, f"The body is over {MAX_BODY_BYTES} bytes.")
+                return json_error(413, f"The body is over {MAX_BODY_BYTES} bytes.")
             try:
                 arguments = json.loads(body or b"null")
             except ValueError:
                 arguments = None
-            if not isinstance(arguments, dict):
-                return _refused(options, "The body must be a JSON object of tool arguments.")
             try:
+                if not isinstance(arguments, dict):
+                    raise ToolArgumentError("The body must be a JSON object of tool arguments.")
                 tool = bind(searchers, request.path_params, options)
                 page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
-            except SearchRefused as err:
-                return error_response(err)
-            except (ToolArgumentError, RecallError) as err:
-                return _refused(options, str(err))
             except SessionRecallError as err:
-                return error_response(err)
+                return _failed(options, err)
             if options.format == "page":
                 return Response(page.model_dump_json(), media_type="application/json")
             return PlainTextResponse(tool.render(page))
@@ -147,11 +143,13 @@ def recall_group(services: Services) -> RouteGroup:
     )
 
 
-def _refused(options: RecallOptions, message: str) -> Response:
-    """422 with the line a model would read, so a framework can pass it on as is."""
-    if options.format == "page":
-        return JSONResponse({"error": message}, status_code=422)
-    return PlainTextResponse(render_error(message), status_code=422)
+def _failed(options: RecallOptions, err: SessionRecallError) -> Response:
+    """The status comes from the error's kind. A caller's mistake in the tool format
+    comes back as the line a model would read, so a framework can pass it on as is;
+    anything else is the application's to handle, in the JSON error shape."""
+    if err.kind is ErrorKind.CALLER and options.format == "tool":
+        return PlainTextResponse(tool_text(err), status_code=answer(err).http_status)
+    return error_response(err)
 
 
 def _operation(path: str, name: str) -> dict[str, Any]:
