@@ -16,6 +16,13 @@ class InvalidEvent(IndexerError):
     kind = ErrorKind.CALLER
 
 
+class UnwritablePath(IndexerError):
+    """An output file (dead letters, checkpoint) cannot be written; found before the
+    run reads anything, so nothing is lost and the caller picks another path."""
+
+    kind = ErrorKind.CALLER
+
+
 class AliasMissing(IndexerError):
     """The alias has no write index, so a create would auto-create a stray index.
 

@@ -43,7 +43,10 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 )
 @click.option("--inbox", help="The inbox of --contact.")
 @click.option("--current-session", help="The conversation the agent is in.")
-@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
+@click.option(
+    "--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
+    help="cross_conversation_search: how recent a conversation's last message must be.",
+)  # fmt: skip
 @pass_app
 def mcp(
     app: AppContext,

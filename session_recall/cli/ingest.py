@@ -16,6 +16,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.progress import progress_reporter
+from session_recall.core.strict_json import BOM
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
@@ -24,6 +25,8 @@ from session_recall.indexer.errors import WriteUnavailable
 from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
+# Enough to see past a byte order mark and leading blank space to the first character.
+ARRAY_PEEK_BYTES = 64
 
 
 @click.command()
@@ -153,6 +156,8 @@ def _input(
     source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        _refuse_json_array(peek(ARRAY_PEEK_BYTES) if peek else b"", source)
         yield read_stream(sys.stdin.buffer), Position(), None
         return
     path = Path(source)
@@ -185,12 +190,26 @@ def _input(
                     err=True,
                 )
             start = Position(offset=offset, inode=stat.st_ino)
+        if offset == 0:
+            _refuse_json_array(file.read(ARRAY_PEEK_BYTES), source)
         if follow:
             yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)
             yield itertools.chain(head, rest), start, total
+
+
+def _refuse_json_array(head: bytes, source: str) -> None:
+    """A JSON array (a pretty-printed export, say) is refused before anything is read:
+    line by line, each of its lines would be dead-lettered as broken JSON."""
+    if head.removeprefix(BOM).lstrip().startswith(b"["):
+        name = "the input" if source == "-" else source
+        raise click.UsageError(
+            f"{name} holds a JSON array; ingest reads NDJSON, one event per line. "
+            f"Convert it with `jq -c '.[]' {'FILE' if source == '-' else source}`, "
+            "or POST the array to /v1/events of `session-recall serve`."
+        )
 
 
 @contextmanager

@@ -36,6 +36,7 @@ def node() -> None:
     default=DEFAULT_HEAP,
     show_default=True,
     envvar="SESSION_RECALL_NODE_HEAP",
+    show_envvar=True,
     help="JVM heap (512m to 1g).",
 )
 @click.option(

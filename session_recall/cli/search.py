@@ -148,7 +148,7 @@ def search_session(
 @click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
               help="How recent a conversation's last message must be.")  # fmt: skip
 @click.option("--enabled/--disabled", default=False, show_default=True,
-              help="Disabled searches only the current conversation.")  # fmt: skip
+              help="Disabled searches only --current-session (and says so on stderr).")  # fmt: skip
 @match_option
 @paging_options
 @click.argument("query")
@@ -172,6 +172,20 @@ def search_conversations(
       session-recall search-conversations --contact c-42 --inbox web \\
         --current-session conv-102 --enabled "order 7731"
     """
+    if not enabled:
+        # The tool output stays the model's; the person at the shell is told why.
+        if current_session is None:
+            raise click.UsageError(
+                "Cross-conversation search is disabled (the default) and no "
+                "--current-session is given: there is nothing to search. Pass --enabled to "
+                "search the contact's recent conversations."
+            )
+        click.echo(
+            "Note: cross-conversation search is disabled (the default): only the current "
+            "conversation was searched. Pass --enabled to search the contact's recent "
+            "conversations.",
+            err=True,
+        )
     settings = CrossConversationSettings(enabled=enabled, lookback_days=lookback_days)
 
     def run(searchers: Searchers) -> RecallPage:

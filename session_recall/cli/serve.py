@@ -13,6 +13,7 @@ from session_recall.cli.context import AppContext, pass_app
     default="127.0.0.1",
     show_default=True,
     envvar="SESSION_RECALL_HOST",
+    show_envvar=True,
     help="Address to bind.",
 )
 @click.option(
@@ -21,10 +22,11 @@ from session_recall.cli.context import AppContext, pass_app
     show_default=True,
     type=click.IntRange(0, 65535),
     envvar="SESSION_RECALL_PORT",
+    show_envvar=True,
     help="Port to bind.",
 )
 @click.option(
-    "--token", envvar="SESSION_RECALL_TOKEN", metavar="TOKEN",
+    "--token", envvar="SESSION_RECALL_TOKEN", show_envvar=True, metavar="TOKEN",
     help="Bearer token required on every request but the probes (never printed; "
     "prefer the SESSION_RECALL_TOKEN variable).",
 )  # fmt: skip
@@ -33,6 +35,7 @@ from session_recall.cli.context import AppContext, pass_app
     default="info",
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
+    help="The least severe log lines written to stderr (the server's and the app's).",
 )
 @pass_app
 def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:

@@ -12,12 +12,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
@@ -86,9 +86,9 @@ def events_group(
             items = [p for line in body.split(b"\n") if (p := parse_line(line, limits)) is not None]
         elif kind == "application/json":
             try:
-                value = orjson.loads(body)
-            except orjson.JSONDecodeError as err:
-                return json_error(400, f"The body is not valid JSON: {err}")
+                value = strict_json.loads(body)
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
             values = value if isinstance(value, list) else [value]
             items = [parse_object(v, limits) for v in values]
         else:

@@ -12,7 +12,6 @@ them. The answer is the tool output a model reads (`text/plain`), or with
 """
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -21,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
@@ -115,9 +115,9 @@ def recall_group(services: Services) -> RouteGroup:
             if body is None:
                 return json_error(413, f"The body is over {MAX_BODY_BYTES} bytes.")
             try:
-                arguments = json.loads(body or b"null")
-            except ValueError:
-                arguments = None
+                arguments = strict_json.loads(body or b"null")
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
             try:
                 if not isinstance(arguments, dict):
                     raise ToolArgumentError("The body must be a JSON object of tool arguments.")

@@ -188,3 +188,17 @@ def test_the_cli_prints_the_tool_output_and_the_typed_page(sample_settings: Sett
     bad = runner.invoke(main, [*args, "search", "--user", "alice", ", "])
     assert bad.exit_code == 2
     assert "no terms" in bad.output
+
+
+def test_a_disabled_cross_conversation_search_says_so_on_stderr(sample_settings: Settings):
+    args = ["--es-url", sample_settings.elasticsearch_url, "--index", sample_settings.index,
+            "--home", str(sample_settings.home), "search-conversations", "--contact", "c-42",
+            "--inbox", "web", "--user", "acme", "--current-session", "conv-102",
+            "order 7731"]  # fmt: skip
+    disabled = CliRunner().invoke(main, args)
+    enabled = CliRunner().invoke(main, [*args, "--enabled", "--lookback-days", "365"])
+    assert disabled.exit_code == 0 and enabled.exit_code == 0, disabled.output + enabled.output
+    assert "disabled" in disabled.stderr and "--enabled" in disabled.stderr
+    assert "conv-102" in disabled.stdout and "conv-101" not in disabled.stdout
+    assert disabled.stdout.startswith("[")  # the tool output itself stays what a model reads
+    assert enabled.stderr == "" and "conv-101" in enabled.stdout

@@ -112,6 +112,15 @@ def test_invalid_arguments_get_the_models_error_line(server: str):
     assert "2026-07-01T00:00:00Z" in response.text
 
 
+@pytest.mark.parametrize("fmt", ["tool", "page"])
+def test_a_user_id_past_the_ingest_limit_is_the_callers_mistake_not_a_500(server: str, fmt: str):
+    body = {"innerThought": THOUGHT, "query": "x"}
+    path = f"/v1/users/{'u' * 10_000}/tools/cross_session_search"
+    response = httpx.post(f"{server}{path}?format={fmt}", json=body, headers=AUTH)
+    assert response.status_code == 422, response.text
+    assert "the limit is 512" in response.text and "privilege" not in response.text
+
+
 def test_conversation_search_is_bound_to_the_session_in_the_path(server: str):
     path = "/v1/users/alice/sessions/s-stack/tools/conversation_search"
     body = {"innerThought": THOUGHT, "query": "decided"}
