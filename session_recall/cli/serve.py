@@ -1,5 +1,6 @@
 """`session-recall serve`: the HTTP sidecar."""
 
+import copy
 import ipaddress
 
 import click
@@ -59,7 +60,17 @@ def serve(app: AppContext, host: str, port: int, token: str | None, log_level: s
             err=True,
         )
     web = create_app(app.settings, token=token or None)
-    uvicorn.run(web, host=host, port=port, log_level=log_level, server_header=False)
+    # The app's own log lines (a warning from a failed search, a client gone mid-body)
+    # go where uvicorn's go, in its format.
+    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    logs["loggers"]["session_recall"] = {
+        "handlers": ["default"],
+        "level": log_level.upper(),
+        "propagate": False,
+    }
+    uvicorn.run(
+        web, host=host, port=port, log_level=log_level, log_config=logs, server_header=False
+    )
 
 
 def _is_loopback(host: str) -> bool:

@@ -4,6 +4,7 @@ table (`session_recall.error_policy`): unavailable means 503 with Retry-After, s
 producer retries rather than dropping its events."""
 
 from collections.abc import Mapping
+from typing import Any
 
 from starlette.responses import JSONResponse
 
@@ -27,3 +28,17 @@ def json_error(
     """A refusal the adapter decides itself (a body it cannot read, a wrong token...)."""
     body = {"error": message} if hint is None else {"error": message, "hint": hint}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+# The shape as the OpenAPI document describes it.
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"error": {"type": "string"}, "hint": {"type": "string"}},
+    "required": ["error"],
+    "additionalProperties": False,
+}
+
+
+def error_spec(description: str) -> dict[str, Any]:
+    """An OpenAPI response whose body is the error shape."""
+    return {"description": description, "content": {"application/json": {"schema": ERROR_SCHEMA}}}

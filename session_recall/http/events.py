@@ -21,8 +21,9 @@ from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
-from session_recall.http.errors import error_response, json_error
+from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
+from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import (
     Batcher,
     BatchingOptions,
@@ -76,6 +77,9 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
+        options = read_query(request, NoOptions)
+        if isinstance(options, Response):
+            return options
         body = await read_limited(request, max_body_bytes)
         if body is None:
             return json_error(
@@ -124,8 +128,15 @@ def events_group(
                 },
                 "responses": {
                     "200": _json("Every event is stored", EventsResponse),
+                    "400": error_spec("The body cannot be read, or holds no event"),
+                    "401": error_spec("The bearer token is missing or wrong"),
+                    "413": error_spec("The body is too large; send fewer events per request"),
+                    "415": error_spec("Not application/json nor application/x-ndjson"),
                     "422": _json("Some events were refused; the others are stored", EventsResponse),
-                    "503": {"description": "Elasticsearch unavailable; retry after Retry-After"},
+                    "503": error_spec(
+                        "Elasticsearch unavailable, or the alias not set up; retry after "
+                        "Retry-After (creates are idempotent)"
+                    ),
                 },
             }
         }

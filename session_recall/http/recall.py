@@ -13,9 +13,10 @@ them. The answer is the tool output a model reads (`text/plain`), or with
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -25,8 +26,9 @@ from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
-from session_recall.http.errors import error_response, json_error
+from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.query import read_query
 from session_recall.recall import CrossConversationSettings, RecallPage
 from session_recall.recall.pager import MAX_PAGE_SIZE
 from session_recall.tools import (
@@ -48,23 +50,38 @@ class RecallOptions(BaseModel):
     format: Literal["tool", "page"] = "tool"
     page_size: int = Field(default=10, ge=1, le=MAX_PAGE_SIZE)
     cursor: str | None = None
-    # Cross-conversation search only.
+
+
+class CrossConversationOptions(RecallOptions):
+    """Cross-conversation search also takes the conversation the agent is in and the
+    search's settings."""
+
     current_session: str | None = None
     enabled: bool = False
     lookback_days: int = Field(default=90, ge=1, le=365)
 
 
-Binder = Callable[[Searchers, dict[str, str], RecallOptions], BoundTool]
+Binder = Callable[[Searchers, dict[str, str], Any], BoundTool]
 
-BINDERS: dict[str, tuple[str, Binder]] = {
-    "/v1/users/{user}/tools/cross_session_search": (
+
+@dataclass(frozen=True)
+class Endpoint:
+    tool: str
+    options: type[RecallOptions]
+    bind: Binder
+
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "/v1/users/{user}/tools/cross_session_search": Endpoint(
         "cross_session_search",
+        RecallOptions,
         lambda s, p, o: cross_session_tool(
             s.cross_session(user_id=p["user"], page_size=o.page_size)
         ),
     ),
-    "/v1/users/{user}/sessions/{session}/tools/conversation_search": (
+    "/v1/users/{user}/sessions/{session}/tools/conversation_search": Endpoint(
         "conversation_search",
+        RecallOptions,
         lambda s, p, o: conversation_tool(
             s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         ),
@@ -72,11 +89,15 @@ BINDERS: dict[str, tuple[str, Binder]] = {
     # Where contact ids are unique only within a user (a tenant, say), the user-scoped
     # path pins the search to that user as well.
     "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
-        "cross_conversation_search",
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
+        Endpoint(
+            "cross_conversation_search",
+            CrossConversationOptions,
+            lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
+        )
     ),
-    "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
+    "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": Endpoint(
         "cross_conversation_search",
+        CrossConversationOptions,
         lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
     ),
 }
@@ -85,7 +106,11 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _cross_conversation(
-    searchers: Searchers, path: dict[str, str], options: RecallOptions, *, user_id: str | None
+    searchers: Searchers,
+    path: dict[str, str],
+    options: CrossConversationOptions,
+    *,
+    user_id: str | None,
 ) -> BoundTool:
     settings = CrossConversationSettings(
         enabled=options.enabled, lookback_days=options.lookback_days
@@ -103,14 +128,18 @@ def _cross_conversation(
 def recall_group(services: Services) -> RouteGroup:
     searchers = Searchers.from_settings(services.client, services.settings)
 
-    def endpoint(bind: Binder) -> Callable[[Request], Any]:
+    def endpoint(spec: Endpoint) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
-            try:
-                options = RecallOptions.model_validate(dict(request.query_params))
-            except ValidationError as err:
-                problem = err.errors(include_input=False)[0]
-                where = ".".join(str(p) for p in problem["loc"])
-                return json_error(400, f"Query parameter {where!r}: {problem['msg']}.")
+            options = read_query(request, spec.options)
+            if isinstance(options, Response):
+                return options
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return json_error(
+                    415,
+                    f"Unsupported content type {kind!r}.",
+                    "Send the tool arguments as application/json.",
+                )
             body = await read_limited(request, MAX_BODY_BYTES)
             if body is None:
                 return json_error(413, f"The body is over {MAX_BODY_BYTES} bytes.")
@@ -121,7 +150,7 @@ def recall_group(services: Services) -> RouteGroup:
             try:
                 if not isinstance(arguments, dict):
                     raise ToolArgumentError("The body must be a JSON object of tool arguments.")
-                tool = bind(searchers, request.path_params, options)
+                tool = spec.bind(searchers, request.path_params, options)
                 page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
             except SessionRecallError as err:
                 return _failed(options, err)
@@ -132,12 +161,10 @@ def recall_group(services: Services) -> RouteGroup:
         return call
 
     return RouteGroup(
-        routes=[
-            Route(path, endpoint(bind), methods=["POST"]) for path, (_, bind) in BINDERS.items()
-        ],
-        paths={path: _operation(path, name) for path, (name, _) in BINDERS.items()},
+        routes=[Route(path, endpoint(spec), methods=["POST"]) for path, spec in ENDPOINTS.items()],
+        paths={path: _operation(path, spec) for path, spec in ENDPOINTS.items()},
         models=[
-            *((TOOLS[name].arguments, "validation") for name, _ in BINDERS.values()),
+            *((TOOLS[spec.tool].arguments, "validation") for spec in ENDPOINTS.values()),
             (RecallPage, "serialization"),
         ],
     )
@@ -152,26 +179,27 @@ def _failed(options: RecallOptions, err: SessionRecallError) -> Response:
     return error_response(err)
 
 
-def _operation(path: str, name: str) -> dict[str, Any]:
+def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
     parameters = path_parameters(path)
-    for option, field in RecallOptions.model_fields.items():
-        if name != "cross_conversation_search" and option in {
-            "current_session",
-            "enabled",
-            "lookback_days",
-        }:
-            continue
-        schema: dict[str, Any] = {"default": field.default}
-        parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
-    spec = TOOLS[name]
+    for option, field in spec.options.model_fields.items():
+        schema: dict[str, Any] = _OPTION_SCHEMAS.get(option, {"type": "string"})
+        parameters.append(
+            {
+                "name": option,
+                "in": "query",
+                "required": False,
+                "schema": {**schema, "default": field.default},
+            }
+        )
+    tool = TOOLS[spec.tool]
     return {
         "post": {
-            "summary": name,
-            "description": spec.description,
+            "summary": spec.tool,
+            "description": tool.description,
             "parameters": parameters,
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": ref(spec.arguments)}},
+                "content": {"application/json": {"schema": ref(tool.arguments)}},
             },
             "responses": {
                 "200": {
@@ -181,9 +209,30 @@ def _operation(path: str, name: str) -> dict[str, Any]:
                         "application/json": {"schema": ref(RecallPage)},
                     },
                 },
-                "401": {"description": "The bearer token is missing or wrong."},
-                "422": {"description": "The tool arguments are invalid; the body says how."},
-                "503": {"description": "Elasticsearch is unavailable; retry after Retry-After."},
+                "400": error_spec("The query string or the body cannot be read."),
+                "401": error_spec("The bearer token is missing or wrong."),
+                "415": error_spec("The body is not application/json."),
+                "422": {
+                    "description": "The tool arguments (or the scope in the path) are invalid: "
+                    "the line a model reads (format=tool), or an error object (format=page).",
+                    "content": {
+                        "text/plain": {"schema": {"type": "string"}},
+                        "application/json": {"schema": ERROR_SCHEMA},
+                    },
+                },
+                "500": error_spec("Elasticsearch refused the search; the hint says why."),
+                "503": error_spec(
+                    "Elasticsearch is unavailable, or the alias is not set up; retry after "
+                    "Retry-After."
+                ),
             },
         }
     }
+
+
+_OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "format": {"type": "string", "enum": ["tool", "page"]},
+    "page_size": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+    "enabled": {"type": "boolean"},
+    "lookback_days": {"type": "integer", "minimum": 1, "maximum": 365},
+}
