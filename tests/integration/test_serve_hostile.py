@@ -2,22 +2,16 @@
 client that hangs up mid-body, and a fuzz pass generated from the OpenAPI document.
 Neither may produce a 500 or a traceback in the server's log."""
 
-import os
-import signal
 import socket
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
 from session_recall.node import wait_until
-from tests.support.network import free_port
+from tests.support.serve import Served, serving
 
 pytestmark = pytest.mark.integration
 
@@ -27,50 +21,13 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 FUZZ_EXAMPLES = 12
 
 
-@dataclass(frozen=True)
-class Served:
-    url: str
-    log: Path
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def served(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("serve")
-    port = free_port()
-    env = {
-        **os.environ,
-        "ELASTICSEARCH_URL": es_url,
-        "SESSION_RECALL_INDEX": module_alias,
-        "SESSION_RECALL_HOME": str(folder / "home"),
-        "SESSION_RECALL_TOKEN": TOKEN,
-    }
-    log = folder / "serve.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            ["session-recall", "serve", "--port", str(port), "--log-level", "info"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: process.poll() is None and _answers(url), timeout=60), (
-            log.read_text(errors="replace")
-        )
-        yield Served(url, log)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+    with serving(
+        es_url=es_url, alias=module_alias, token=TOKEN, folder=folder, log_level="info"
+    ) as served:
+        yield served
 
 
 def test_a_client_gone_mid_body_is_one_log_line_not_a_traceback(served: Served):
