@@ -9,7 +9,7 @@ from session_recall.recall.errors import InvalidScope
 
 
 @dataclass(frozen=True)
-class Scope:
+class SearchScope:
     """The part of every query that no argument of a search can change.
 
     `key` identifies the scope for cursors: a tuple, JSON-encoded when digested, so

@@ -15,6 +15,7 @@ import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
 from session_recall.core.strict_json import BOM
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
@@ -41,34 +42,10 @@ ARRAY_PEEK_BYTES = 64
     default=DEFAULT_DEAD_LETTER, show_default=True,
     help="Where refused events go, with the reason (NDJSON, appended).",
 )  # fmt: skip
-@click.option(
-    "--chunk-size",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Events per bulk request.",
-)
-@click.option(
-    "--chunk-bytes",
-    default=5 * 1024 * 1024,
-    show_default=True,
-    type=click.IntRange(1024),
-    help="Bytes per bulk request.",
-)
-@click.option(
-    "--max-attempts",
-    default=10,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Tries per event on 429/5xx.",
-)
-@click.option(
-    "--max-text-bytes",
-    default=1_000_000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Longest text accepted.",
-)
+@library_option("--chunk-size", WriterOptions, "chunk_events", "Events per bulk request.")
+@library_option("--chunk-bytes", WriterOptions, "chunk_bytes", "Bytes per bulk request.")
+@library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
+@library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
 @pass_app
 def ingest_command(
     app: AppContext,
@@ -76,10 +53,10 @@ def ingest_command(
     checkpoint: Path | None,
     follow: bool,
     dead_letter: Path,
-    chunk_size: int,
-    chunk_bytes: int,
-    max_attempts: int,
-    max_text_bytes: int,
+    chunk_size: int | None,
+    chunk_bytes: int | None,
+    max_attempts: int | None,
+    max_text_bytes: int | None,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -98,11 +75,16 @@ def ingest_command(
     """
     if source == "-" and (checkpoint or follow):
         raise click.UsageError("--checkpoint and --follow need a FILE, not stdin.")
-    options = WriterOptions(
-        chunk_events=chunk_size,
-        chunk_bytes=chunk_bytes,
-        retry=RetryPolicy(max_attempts=max_attempts),
+    retry = build(RetryPolicy, {"max_attempts": ("--max-attempts", max_attempts)})
+    options = build(
+        WriterOptions,
+        {
+            "chunk_events": ("--chunk-size", chunk_size),
+            "chunk_bytes": ("--chunk-bytes", chunk_bytes),
+            "retry": ("--max-attempts", retry),
+        },
     )
+    limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
     stop = threading.Event()
     with _input(source, checkpoint, dead_letter, follow, stop) as (lines, start, total):
         client = app.client
@@ -117,7 +99,7 @@ def ingest_command(
                     checkpoint_path=checkpoint,
                     start=start,
                     options=options,
-                    limits=EventLimits(max_text_bytes=max_text_bytes),
+                    limits=limits,
                     on_progress=report,
                 )
             except WriteUnavailable as err:

@@ -14,9 +14,16 @@ import click
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.query_recorder import QueryRecorder
-from session_recall.recall import CrossConversationSettings, MatchMode, RecallPage
+from session_recall.recall import (
+    DEFAULT_LOOKBACK_DAYS,
+    DEFAULT_PAGE_SIZE,
+    CrossConversationSettings,
+    MatchMode,
+    RecallPage,
+    Searchers,
+)
 from session_recall.tools import render_items
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 Run = Callable[[Searchers], RecallPage]
 
@@ -26,7 +33,9 @@ match_option = click.option(
 )  # fmt: skip
 _PAGING_OPTIONS = [
     click.option("--page", default=0, show_default=True, help="Zero-indexed page."),
-    click.option("--page-size", default=10, show_default=True, help="Results per page."),
+    click.option(
+        "--page-size", type=int, show_default=str(DEFAULT_PAGE_SIZE), help="Results per page."
+    ),
     click.option("--cursor", help="next_cursor of a previous --format json page."),
     click.option(
         "--format", "fmt", type=click.Choice(["tool", "json"]), default="tool",
@@ -44,7 +53,7 @@ class Paging:
     """What every search command takes besides its scope and query."""
 
     page: int
-    page_size: int
+    page_size: int | None
     cursor: str | None
     fmt: str
     show_query: bool
@@ -54,7 +63,7 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
     """Adds the shared options and hands them to the command as one `paging` argument."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, page: int, page_size: int, cursor: str | None, fmt: str,
+    def wrapper(*args: Any, page: int, page_size: int | None, cursor: str | None, fmt: str,
                 show_query: bool, **kwargs: Any) -> None:  # fmt: skip
         func(*args, paging=Paging(page, page_size, cursor, fmt, show_query), **kwargs)
 
@@ -66,10 +75,10 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
 def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
     if paging.show_query:
         recorder = QueryRecorder()
-        run(Searchers.from_settings(recorder, app.settings))  # type: ignore[arg-type]
+        run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
         return
-    page = run(Searchers.from_settings(app.client, app.settings))
+    page = run(searchers_for(app.client, app.settings))
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -145,7 +154,7 @@ def search_session(
     "--user", help="Also pin the search to this user (when contact ids repeat across users)."
 )
 @click.option("--current-session", help="The conversation the agent is in; always searched.")
-@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
+@click.option("--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
               help="How recent a conversation's last message must be.")  # fmt: skip
 @click.option("--enabled/--disabled", default=False, show_default=True,
               help="Disabled searches only --current-session (and says so on stderr).")  # fmt: skip
@@ -159,7 +168,7 @@ def search_conversations(
     inbox: str,
     user: str | None,
     current_session: str | None,
-    lookback_days: int,
+    lookback_days: int | None,
     enabled: bool,
     match: str,
     paging: Paging,
@@ -186,9 +195,9 @@ def search_conversations(
             "conversations.",
             err=True,
         )
-    settings = CrossConversationSettings(enabled=enabled, lookback_days=lookback_days)
 
     def run(searchers: Searchers) -> RecallPage:
+        settings = CrossConversationSettings.of(enabled=enabled, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
             contact_id=contact,
             inbox_id=inbox,

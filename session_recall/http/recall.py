@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -29,7 +29,8 @@ from session_recall.http.bodies import read_limited
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.http.query import read_query
-from session_recall.recall import CrossConversationSettings, RecallPage
+from session_recall.recall import CrossConversationSettings, RecallPage, Searchers
+from session_recall.recall.cross_conversation_settings import MAX_LOOKBACK_DAYS
 from session_recall.recall.pager import MAX_PAGE_SIZE
 from session_recall.tools import (
     TOOLS,
@@ -39,7 +40,7 @@ from session_recall.tools import (
     cross_conversation_tool,
     cross_session_tool,
 )
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 
 class RecallOptions(BaseModel):
@@ -48,7 +49,8 @@ class RecallOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["tool", "page"] = "tool"
-    page_size: int = Field(default=10, ge=1, le=MAX_PAGE_SIZE)
+    # Unset: the searcher's default page size; the searcher checks the bounds.
+    page_size: int | None = None
     cursor: str | None = None
 
 
@@ -58,7 +60,8 @@ class CrossConversationOptions(RecallOptions):
 
     current_session: str | None = None
     enabled: bool = False
-    lookback_days: int = Field(default=90, ge=1, le=365)
+    # Unset: CrossConversationSettings' default; it checks the bounds.
+    lookback_days: int | None = None
 
 
 Binder = Callable[[Searchers, dict[str, str], Any], BoundTool]
@@ -112,7 +115,7 @@ def _cross_conversation(
     *,
     user_id: str | None,
 ) -> BoundTool:
-    settings = CrossConversationSettings(
+    settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
     )
     searcher = searchers.cross_conversation(
@@ -126,7 +129,7 @@ def _cross_conversation(
 
 
 def recall_group(services: Services) -> RouteGroup:
-    searchers = Searchers.from_settings(services.client, services.settings)
+    searchers = searchers_for(services.client, services.settings)
 
     def endpoint(spec: Endpoint) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
@@ -148,9 +151,12 @@ def recall_group(services: Services) -> RouteGroup:
             except strict_json.InvalidJson as err:
                 return json_error(400, f"The body is not valid JSON: {err}.")
             try:
+                tool = spec.bind(searchers, request.path_params, options)
+            except SessionRecallError as err:  # the application's options, not the model's
+                return json_error(400, err.message, err.hint)
+            try:
                 if not isinstance(arguments, dict):
                     raise ToolArgumentError("The body must be a JSON object of tool arguments.")
-                tool = spec.bind(searchers, request.path_params, options)
                 page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
             except SessionRecallError as err:
                 return _failed(options, err)
@@ -182,15 +188,10 @@ def _failed(options: RecallOptions, err: SessionRecallError) -> Response:
 def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
     parameters = path_parameters(path)
     for option, field in spec.options.model_fields.items():
-        schema: dict[str, Any] = _OPTION_SCHEMAS.get(option, {"type": "string"})
-        parameters.append(
-            {
-                "name": option,
-                "in": "query",
-                "required": False,
-                "schema": {**schema, "default": field.default},
-            }
-        )
+        schema = dict(_OPTION_SCHEMAS.get(option, {"type": "string"}))
+        if field.default is not None:  # None: the library's default applies
+            schema["default"] = field.default
+        parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
     tool = TOOLS[spec.tool]
     return {
         "post": {
@@ -234,5 +235,5 @@ _OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
     "format": {"type": "string", "enum": ["tool", "page"]},
     "page_size": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
     "enabled": {"type": "boolean"},
-    "lookback_days": {"type": "integer", "minimum": 1, "maximum": 365},
+    "lookback_days": {"type": "integer", "minimum": 1, "maximum": MAX_LOOKBACK_DAYS},
 }

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
-from session_recall.recall import CrossConversationSearcher, CrossConversationSettings
+from session_recall.recall import CrossConversationSearcher, CrossConversationSettings, Searchers
 from session_recall.tools import (
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
 )
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 from tests.support.samples import BOB_WORDS, BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
 
 pytestmark = pytest.mark.integration
@@ -39,7 +39,7 @@ def sample_settings(es_url: str, module_alias: str, tmp_path_factory) -> Setting
 
 @pytest.fixture(scope="module")
 def searchers(es: Elasticsearch, sample_settings: Settings) -> Searchers:
-    return Searchers.from_settings(es, sample_settings)
+    return searchers_for(es, sample_settings)
 
 
 @pytest.mark.parametrize(

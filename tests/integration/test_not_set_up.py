@@ -10,7 +10,7 @@ from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.tools import cross_session_tool
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 from tests.support.ndjson import event
 
 pytestmark = pytest.mark.integration
@@ -47,7 +47,7 @@ def test_http_answers_503_with_retry_after_on_both_sides(missing: Settings):
 
 
 def test_a_tool_call_is_flagged_as_an_error(es, missing: Settings):
-    searchers = Searchers.from_settings(es, missing)
+    searchers = searchers_for(es, missing)
     result = cross_session_tool(searchers.cross_session(user_id="alice")).call(
         {"innerThought": "t", "query": "x"}
     )
