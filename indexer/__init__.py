@@ -20,6 +20,7 @@ from session_recall.indexer.errors import (
     IndexerError,
     InvalidEvent,
     Overloaded,
+    UnwritablePath,
     VectorFieldsMissing,
     WriteUnavailable,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "Scope",
     "Status",
     "Submission",
+    "UnwritablePath",
     "VectorFieldsMissing",
     "WriteUnavailable",
     "Writer",

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,
@@ -52,7 +52,6 @@ def tools(style: str, names: tuple[str, ...]) -> None:
     help="With --contact: how recent a conversation's last message must be.",
 )  # fmt: skip
 @pass_app
-@reports_errors
 def mcp(
     app: AppContext,
     user: str,

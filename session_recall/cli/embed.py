@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.embedders import embedder_for
 from session_recall.indexer import BackfillSummary, backfill
 from session_recall.indexer.backfill import DEFAULT_PAGE
@@ -22,7 +22,6 @@ from session_recall.indexer.backfill import DEFAULT_PAGE
     help="Events embedded and updated per request.",
 )  # fmt: skip
 @pass_app
-@reports_errors
 def embed(app: AppContext, run_backfill: bool, page_size: int) -> None:
     """Add the configured embedder's vectors to stored events that lack them: events
     stored while the embedder was down, or before a model change (the new model's

@@ -14,9 +14,10 @@ from typing import BinaryIO
 import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
+from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
@@ -26,6 +27,8 @@ from session_recall.indexer.errors import WriteUnavailable
 from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
+# Enough to see past a byte order mark and leading blank space to the first character.
+ARRAY_PEEK_BYTES = 64
 
 
 @click.command()
@@ -45,7 +48,6 @@ DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 @library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
 @library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
 @pass_app
-@reports_errors
 def ingest_command(
     app: AppContext,
     source: str,
@@ -69,7 +71,8 @@ def ingest_command(
     and `session-recall embed --backfill` adds them later.
 
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
-    dead-letter file.
+    dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
+    unavailable or not set up (run it again: what was acknowledged is stored).
 
     \b
     Example:
@@ -106,8 +109,10 @@ def ingest_command(
                     embedder=embedder_for(app.settings),
                 )
             except WriteUnavailable as err:
-                resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
-                raise click.ClickException(f"{err}{resume}") from None
+                if checkpoint is None:
+                    raise
+                resume = f"Run the same command to resume from {checkpoint}."
+                raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
         _refresh(client, app.settings.index)
     _finish(summary)
 
@@ -139,6 +144,8 @@ def _input(
     source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        _refuse_json_array(peek(ARRAY_PEEK_BYTES) if peek else b"", source)
         yield read_stream(sys.stdin.buffer), Position(), None
         return
     path = Path(source)
@@ -171,12 +178,26 @@ def _input(
                     err=True,
                 )
             start = Position(offset=offset, inode=stat.st_ino)
+        if offset == 0:
+            _refuse_json_array(file.read(ARRAY_PEEK_BYTES), source)
         if follow:
             yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)
             yield itertools.chain(head, rest), start, total
+
+
+def _refuse_json_array(head: bytes, source: str) -> None:
+    """A JSON array (a pretty-printed export, say) is refused before anything is read:
+    line by line, each of its lines would be dead-lettered as broken JSON."""
+    if head.removeprefix(BOM).lstrip().startswith(b"["):
+        name = "the input" if source == "-" else source
+        raise click.UsageError(
+            f"{name} holds a JSON array; ingest reads NDJSON, one event per line. "
+            f"Convert it with `jq -c '.[]' {'FILE' if source == '-' else source}`, "
+            "or POST the array to /v1/events of `session-recall serve`."
+        )
 
 
 @contextmanager

@@ -4,15 +4,8 @@ import json
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
-from session_recall.recall import (
-    DEFAULT_CONTEXT,
-    DEFAULT_LIMIT,
-    SEARCH_MODES,
-    IndexNotFound,
-    RecallError,
-    SearchRefused,
-)
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.recall import DEFAULT_CONTEXT, DEFAULT_LIMIT, SEARCH_MODES
 from session_recall.tools import memory_document, render_memory
 from session_recall.tools.searchers import searchers_for
 
@@ -38,7 +31,6 @@ from session_recall.tools.searchers import searchers_for
 )  # fmt: skip
 @click.argument("query")
 @pass_app
-@reports_errors
 def memory_search(
     app: AppContext,
     user: str,
@@ -62,20 +54,15 @@ def memory_search(
       session-recall memory-search --user alice "what did we decide about the database?"
     """
     searcher = searchers_for(app.client, app.settings).memory(user_id=user)
-    try:
-        result = searcher.search(
-            query,
-            mode=mode,
-            since=since,
-            until=until,
-            types=list(types) or None,
-            limit=limit,
-            context=context,
-        )
-    except (IndexNotFound, SearchRefused):
-        raise
-    except RecallError as err:
-        raise click.UsageError(str(err)) from None
+    result = searcher.search(
+        query,
+        mode=mode,
+        since=since,
+        until=until,
+        types=list(types) or None,
+        limit=limit,
+        context=context,
+    )
     if fmt == "json":
         click.echo(json.dumps(memory_document(result), indent=2, ensure_ascii=False))
     else:

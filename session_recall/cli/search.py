@@ -12,18 +12,15 @@ from typing import Any, cast
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.recall import (
     DEFAULT_LOOKBACK_DAYS,
     DEFAULT_PAGE_SIZE,
     CrossConversationSettings,
-    IndexNotFound,
     MatchMode,
-    RecallError,
     RecallPage,
     Searchers,
-    SearchRefused,
 )
 from session_recall.tools import render_items
 from session_recall.tools.searchers import searchers_for
@@ -81,12 +78,7 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
         run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
         return
-    try:
-        page = run(searchers_for(app.client, app.settings))
-    except (IndexNotFound, SearchRefused):
-        raise
-    except RecallError as err:
-        raise click.UsageError(str(err)) from None
+    page = run(searchers_for(app.client, app.settings))
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -100,7 +92,6 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search(
     app: AppContext,
     user: str,
@@ -133,7 +124,6 @@ def search(
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_session(
     app: AppContext,
     user: str,
@@ -167,12 +157,11 @@ def search_session(
 @click.option("--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
               help="How recent a conversation's last message must be.")  # fmt: skip
 @click.option("--enabled/--disabled", default=False, show_default=True,
-              help="Disabled searches only the current conversation.")  # fmt: skip
+              help="Disabled searches only --current-session (and says so on stderr).")  # fmt: skip
 @match_option
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_conversations(
     app: AppContext,
     contact: str,
@@ -192,6 +181,20 @@ def search_conversations(
       session-recall search-conversations --contact c-42 --inbox web \\
         --current-session conv-102 --enabled "order 7731"
     """
+    if not enabled:
+        # The tool output stays the model's; the person at the shell is told why.
+        if current_session is None:
+            raise click.UsageError(
+                "Cross-conversation search is disabled (the default) and no "
+                "--current-session is given: there is nothing to search. Pass --enabled to "
+                "search the contact's recent conversations."
+            )
+        click.echo(
+            "Note: cross-conversation search is disabled (the default): only the current "
+            "conversation was searched. Pass --enabled to search the contact's recent "
+            "conversations.",
+            err=True,
+        )
 
     def run(searchers: Searchers) -> RecallPage:
         settings = CrossConversationSettings.of(enabled=enabled, lookback_days=lookback_days)

@@ -82,6 +82,28 @@ def test_unusable_bodies_are_refused_whole(settings: Settings, content, content_
     assert response.json()["error"]
 
 
+def test_a_key_given_twice_is_refused_in_json_and_ndjson(
+    web: TestClient, es: Elasticsearch, alias: str
+):
+    twice = (
+        b'{"userId": "alice", "userId": "bob", "sessionId": "s", "eventId": "e-1", '
+        b'"timestamp": "2026-07-01T00:00:00Z", "type": "user_message", "text": "hi"}'
+    )
+    whole = web.post(
+        "/v1/events", content=twice, headers={**AUTH, "content-type": "application/json"}
+    )
+    assert whole.status_code == 400, whole.text
+    assert "'userId' is given twice" in whole.json()["error"]
+    lines = web.post(
+        "/v1/events",
+        content=twice + b"\n",
+        headers={**AUTH, "content-type": "application/x-ndjson"},
+    )
+    assert lines.status_code == 422, lines.text
+    assert "'userId' is given twice" in lines.json()["results"][0]["reason"]
+    assert stored(es, alias) == 0
+
+
 def test_the_token_is_required_except_on_probes_and_the_schema(web: TestClient):
     assert web.post("/v1/events", json=event(1)).status_code == 401
     wrong = web.post("/v1/events", json=event(1), headers={"Authorization": "Bearer nope"})

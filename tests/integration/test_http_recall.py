@@ -2,9 +2,6 @@
 to it, tool calls answered from the real node, and the bearer token enforced."""
 
 import json
-import os
-import signal
-import subprocess
 from collections.abc import Iterator
 
 import httpx
@@ -12,9 +9,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
-from session_recall.node import wait_until
-from tests.support.network import free_port
 from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
+from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
@@ -23,47 +19,19 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ALICE = "/v1/users/alice/tools/cross_session_search"
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "ELASTICSEARCH_URL": es_url,
-        "SESSION_RECALL_INDEX": module_alias,
-        "SESSION_RECALL_HOME": str(tmp_path_factory.mktemp("home")),
-        "SESSION_RECALL_TOKEN": TOKEN,
-    }
-    process = subprocess.Popen(
-        ["session-recall", "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: process.poll() is None and _answers(url), timeout=60), (
-            process.stderr.read().decode() if process.poll() is not None else "no answer"
-        )
+    folder = tmp_path_factory.mktemp("serve")
+    with serving(es_url=es_url, alias=module_alias, token=TOKEN, folder=folder) as served:
         stored = httpx.post(
-            f"{url}/v1/events",
+            f"{served.url}/v1/events",
             content=SAMPLE.read_bytes(),
             headers={**AUTH, "Content-Type": "application/x-ndjson"},
             timeout=30,
         )
         assert stored.status_code == 200, stored.text
         Elasticsearch(es_url).indices.refresh(index=module_alias)
-        yield url
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        process.stderr.close()
+        yield served.url
 
 
 def test_without_the_token_the_tools_answer_401(server: str):
@@ -111,6 +79,16 @@ def test_invalid_arguments_get_the_models_error_line(server: str):
     response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
     assert response.status_code == 422
     assert "2026-07-01T00:00:00Z" in response.text
+
+
+@pytest.mark.parametrize("fmt", ["tool", "page"])
+def test_a_user_id_past_the_ingest_limit_is_refused_not_a_500(server: str, fmt: str):
+    body = {"innerThought": THOUGHT, "query": "x"}
+    path = f"/v1/users/{'u' * 10_000}/tools/cross_session_search"
+    response = httpx.post(f"{server}{path}?format={fmt}", json=body, headers=AUTH)
+    # The scope in the path is the application's, not the model's: a plain 400.
+    assert response.status_code == 400, response.text
+    assert "the limit is 512" in response.text and "privilege" not in response.text
 
 
 def test_conversation_search_is_bound_to_the_session_in_the_path(server: str):

@@ -59,7 +59,7 @@ def test_scope_arguments_are_keyword_only():
         CrossSessionSearcher(CLIENT, "a", "u", KEY)  # type: ignore[misc]
 
 
-def test_cross_conversation_defaults_match_the_issue():
+def test_cross_conversation_is_off_by_default_with_90_days_and_200_conversations():
     settings = CrossConversationSettings()
     assert (settings.enabled, settings.lookback_days, settings.max_conversations) == (
         False,
