@@ -5,7 +5,8 @@ look for and which page:
 
 - `CrossSessionSearcher`: every session of one user (cross_session_search);
 - `ConversationSearcher`: one session of one user (conversation_search);
-- `CrossConversationSearcher`: a contact's recent conversations in one inbox.
+- `CrossConversationSearcher`: a contact's recent conversations in one inbox, within
+  one user.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
 `next_cursor`. Errors derive from `RecallError` and say what to do next. The package

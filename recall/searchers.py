@@ -45,17 +45,17 @@ class Searchers:
     def cross_conversation(
         self,
         *,
+        user_id: str,
         contact_id: str,
         inbox_id: str,
         settings: CrossConversationSettings | None = None,
-        user_id: str | None = None,
         page_size: int | None = None,
     ) -> CrossConversationSearcher:
         return CrossConversationSearcher(
             self.client,
+            user_id=user_id,
             contact_id=contact_id,
             inbox_id=inbox_id,
             settings=settings,
-            user_id=user_id,
             **self._shared(page_size),
         )

@@ -1,4 +1,5 @@
-"""`session-recall delete`: erase a user, a session, or a contact in an inbox."""
+"""`session-recall delete`: erase a user, a session of a user, or a contact in an inbox
+of a user."""
 
 import click
 
@@ -7,15 +8,15 @@ from session_recall.indexer import Scope, erase
 
 
 @click.command()
-@click.option("--user", help="User whose events to erase.")
+@click.option("--user", required=True, help="User whose events to erase.")
 @click.option("--session", help="Only this session of --user.")
-@click.option("--contact", help="Contact whose events to erase (with --inbox).")
+@click.option("--contact", help="Only this contact of --user (with --inbox).")
 @click.option("--inbox", help="Inbox of --contact.")
 @pass_app
 @reports_errors
 def delete(
     app: AppContext,
-    user: str | None,
+    user: str,
     session: str | None,
     contact: str | None,
     inbox: str | None,
@@ -34,9 +35,9 @@ def delete(
     click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")
 
 
-def _scope(user: str | None, session: str | None, contact: str | None, inbox: str | None) -> Scope:
-    if user is not None and contact is None and inbox is None:
+def _scope(user: str, session: str | None, contact: str | None, inbox: str | None) -> Scope:
+    if contact is None and inbox is None:
         return Scope.session(user, session) if session is not None else Scope.user(user)
-    if contact is not None and inbox is not None and user is None and session is None:
-        return Scope.contact(contact, inbox)
-    raise click.UsageError("Give --user [--session], or --contact with --inbox.")
+    if contact is not None and inbox is not None and session is None:
+        return Scope.contact(user, contact, inbox)
+    raise click.UsageError("Give --user alone, with --session, or with --contact and --inbox.")

@@ -158,11 +158,13 @@ def search_session(
 
 
 @click.command("search-conversations")
+@click.option(
+    "--user",
+    required=True,
+    help="The user (tenant) the contact belongs to; ids repeat across users.",
+)
 @click.option("--contact", required=True, help="The contact (end customer).")
 @click.option("--inbox", required=True, help="The inbox (channel).")
-@click.option(
-    "--user", help="Also pin the search to this user (when contact ids repeat across users)."
-)
 @click.option("--current-session", help="The conversation the agent is in; always searched.")
 @click.option("--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
               help="How recent a conversation's last message must be.")  # fmt: skip
@@ -175,9 +177,9 @@ def search_session(
 @reports_errors
 def search_conversations(
     app: AppContext,
+    user: str,
     contact: str,
     inbox: str,
-    user: str | None,
     current_session: str | None,
     lookback_days: int | None,
     enabled: bool,
@@ -185,21 +187,21 @@ def search_conversations(
     paging: Paging,
     query: str,
 ) -> None:
-    """Cross-conversation search: a contact's recent conversations in one inbox.
+    """Cross-conversation search: a contact's recent conversations in one inbox, of one user.
 
     \b
     Example:
-      session-recall search-conversations --contact c-42 --inbox web \\
+      session-recall search-conversations --user acme --contact c-42 --inbox web \\
         --current-session conv-102 --enabled "order 7731"
     """
 
     def run(searchers: Searchers) -> RecallPage:
         settings = CrossConversationSettings.of(enabled=enabled, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
+            user_id=user,
             contact_id=contact,
             inbox_id=inbox,
             settings=settings,
-            user_id=user,
             page_size=paging.page_size,
         )
         return searcher.search(

@@ -7,8 +7,10 @@ them. The answer is the tool output a model reads (`text/plain`), or with
 
     POST /v1/users/{user}/tools/cross_session_search
     POST /v1/users/{user}/sessions/{session}/tools/conversation_search
-    POST /v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search
+    POST /v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search
          ?current_session=S&enabled=true&lookback_days=90
+
+Every path names the user: contact and inbox ids repeat across users (tenants).
 """
 
 import asyncio
@@ -76,15 +78,9 @@ BINDERS: dict[str, tuple[str, Binder]] = {
             s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         ),
     ),
-    # Where contact ids are unique only within a user (a tenant, say), the user-scoped
-    # path pins the search to that user as well.
     "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
         "cross_conversation_search",
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
-    ),
-    "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
-        "cross_conversation_search",
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
+        lambda s, p, o: _cross_conversation(s, p, o),
     ),
 }
 # Tool arguments are a few short strings; innerThought can run long, not megabytes.
@@ -92,16 +88,16 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _cross_conversation(
-    searchers: Searchers, path: dict[str, str], options: RecallOptions, *, user_id: str | None
+    searchers: Searchers, path: dict[str, str], options: RecallOptions
 ) -> BoundTool:
     settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
     )
     searcher = searchers.cross_conversation(
+        user_id=path["user"],
         contact_id=path["contact"],
         inbox_id=path["inbox"],
         settings=settings,
-        user_id=user_id,
         page_size=options.page_size,
     )
     return cross_conversation_tool(searcher, current_session_id=options.current_session)

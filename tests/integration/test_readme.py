@@ -63,7 +63,9 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
     cli, http, mcp, library = outputs
     assert "We decided on Lisbon" in cli and "No results found." not in cli.splitlines()[0]
     assert '"next_cursor"' in cli
+    # Contact c-42 of acme, not globex's contact of the same id.
+    assert "conv-101" in cli and "conv-901" not in cli
     assert '"status":"indexed"' in http.replace(" ", "")
-    assert "Offsite Lisbon" in http and "conv-102" in http
+    assert "Offsite Lisbon" in http and "conv-102" in http and "conv-901" not in http
     assert "let's go with" in mcp
     assert "s-stack" in library
