@@ -6,7 +6,7 @@ The CLI (`session-recall ingest|serve|delete`) and the HTTP endpoints are thin
 adapters over them.
 """
 
-from session_recall.indexer.batcher import Batcher, BatchingOptions
+from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
@@ -30,6 +30,7 @@ from session_recall.indexer.tombstones import tombstone_index
 from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written
 
 __all__ = [
+    "REFRESH_POLICIES",
     "AliasMissing",
     "Batcher",
     "BatchingOptions",
@@ -46,6 +47,7 @@ __all__ = [
     "Overloaded",
     "Parsed",
     "Position",
+    "Refresh",
     "Rejected",
     "RetryPolicy",
     "Scope",

@@ -5,6 +5,7 @@ import ipaddress
 import click
 
 from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.indexer import REFRESH_POLICIES, Refresh
 
 
 @click.command()
@@ -29,6 +30,12 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     "prefer the SESSION_RECALL_TOKEN variable).",
 )  # fmt: skip
 @click.option(
+    "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
+    envvar="SESSION_RECALL_REFRESH",
+    help="When POST /v1/events answers by default: once stored (false; searchable within "
+    "1 s), or once searchable (wait_for). A request's ?refresh= overrides it.",
+)  # fmt: skip
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -36,7 +43,9 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
 )
 @pass_app
 @reports_errors
-def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
+def serve(
+    app: AppContext, host: str, port: int, token: str | None, refresh: Refresh, log_level: str
+) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
     127.0.0.1 unless told otherwise; starts even when Elasticsearch is down (/readyz
@@ -56,7 +65,7 @@ def serve(app: AppContext, host: str, port: int, token: str | None, log_level: s
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None)
+    web = create_app(app.settings, token=token or None, refresh=refresh)
     uvicorn.run(web, host=host, port=port, log_level=log_level, server_header=False)
 
 

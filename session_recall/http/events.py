@@ -1,4 +1,6 @@
-"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored.
+"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored, or
+with `?refresh=wait_for` once searchable too (without it, within the index's refresh
+interval, 1 s).
 
 200 when every event is stored (indexed or already present); 422 when some were
 refused (the others are stored: see each result), events of an erased scope included
@@ -24,6 +26,7 @@ from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import ref
 from session_recall.indexer import (
+    REFRESH_POLICIES,
     Batcher,
     BatchingOptions,
     EventLimits,
@@ -76,6 +79,14 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
+        refresh = request.query_params.get("refresh", services.refresh)
+        if refresh not in REFRESH_POLICIES:
+            return bad_request(
+                400,
+                f"refresh={refresh!r} is not a refresh policy.",
+                "Use refresh=wait_for to be answered once the events are searchable, "
+                "or refresh=false.",
+            )
         body = await read_limited(request, max_body_bytes)
         if body is None:
             return bad_request(
@@ -100,7 +111,9 @@ def events_group(
         if not items:
             return bad_request(400, "The body holds no event.")
         try:
-            stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
+            stored = await batcher.submit(
+                [p.event for p in items if isinstance(p, Parsed)], refresh=refresh
+            )
         except SessionRecallError as err:
             return error_response(err)
         return _answer(items, iter(stored))
@@ -109,6 +122,21 @@ def events_group(
         "/v1/events": {
             "post": {
                 "summary": "Store events; answers once Elasticsearch has them",
+                "parameters": [
+                    {
+                        "name": "refresh",
+                        "in": "query",
+                        "required": False,
+                        "description": "wait_for: answer once the events are searchable "
+                        "(one refresh, shared by the requests written together); false: "
+                        "once stored, searchable within the refresh interval (1 s).",
+                        "schema": {
+                            "type": "string",
+                            "enum": list(REFRESH_POLICIES),
+                            "default": services.refresh,
+                        },
+                    }
+                ],
                 "requestBody": {
                     "required": True,
                     "content": {

@@ -66,6 +66,7 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
     # Contact c-42 of acme, not globex's contact of the same id.
     assert "conv-101" in cli and "conv-901" not in cli
     assert '"status":"indexed"' in http.replace(" ", "")
+    assert "We decided to book the venue today." in http  # posted with refresh=wait_for
     assert "Offsite Lisbon" in http and "conv-102" in http and "conv-901" not in http
     assert "let's go with" in mcp
     assert "s-stack" in library
