@@ -10,7 +10,7 @@ from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOp
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.erasure import ErasureResult, erase
+from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
@@ -36,6 +36,7 @@ __all__ = [
     "BatchingOptions",
     "DeadLetter",
     "ErasureIncomplete",
+    "ErasurePreview",
     "ErasureResult",
     "Event",
     "EventLimits",
@@ -65,6 +66,7 @@ __all__ = [
     "ingest",
     "parse_line",
     "parse_object",
+    "preview_erasure",
     "read_stream",
     "to_document",
     "tombstone_index",

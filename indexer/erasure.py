@@ -41,6 +41,13 @@ class ErasureResult(BaseModel):
     passes: int
 
 
+class ErasurePreview(BaseModel):
+    """What an erasure of `scope` would remove now; nothing was changed."""
+
+    scope: Scope
+    events: int
+
+
 def erase(
     client: Elasticsearch,
     alias: str,
@@ -56,20 +63,44 @@ def erase(
     try:
         return _erase(client, alias, scope, page_size, policy, sleep)
     except ApiError as err:
-        raise IndexerError(
-            f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
-            hint="Check the alias and the credentials' privileges, then run it again.",
-        ) from None
+        raise _refused(err) from None
 
 
-def _erase(
+def preview_erasure(
     client: Elasticsearch,
     alias: str,
     scope: Scope,
-    page_size: int,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> ErasureResult:
+    *,
+    policy: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ErasurePreview:
+    """How many events `erase` would remove now: the scope's stored events, counted
+    after a refresh (as the erasure does). Deletes nothing and writes no tombstone."""
+    policy = policy or RetryPolicy()
+    try:
+        _require_alias(client, alias, policy, sleep)
+        _refresh(client, alias, policy, sleep)
+        response = call_with_retries(
+            lambda: client.count(index=alias, routing=scope.routing, query=scope.query()),
+            policy=policy,
+            what="count the scope's events",
+            sleep=sleep,
+        )
+    except ApiError as err:
+        raise _refused(err) from None
+    return ErasurePreview(scope=scope, events=int(response["count"]))
+
+
+def _refused(err: ApiError) -> IndexerError:
+    return IndexerError(
+        f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
+        hint="Check the alias and the credentials' privileges, then run it again.",
+    )
+
+
+def _require_alias(
+    client: Elasticsearch, alias: str, policy: RetryPolicy, sleep: Callable[[float], None]
+) -> None:
     if not call_with_retries(
         lambda: bool(client.indices.exists_alias(name=alias)),
         policy=policy,
@@ -80,6 +111,28 @@ def _erase(
             f"{alias!r} is not an alias: there is nothing to erase from.",
             hint="Check --index (or SESSION_RECALL_INDEX).",
         )
+
+
+def _refresh(
+    client: Elasticsearch, alias: str, policy: RetryPolicy, sleep: Callable[[float], None]
+) -> None:
+    call_with_retries(
+        lambda: client.indices.refresh(index=alias),
+        policy=policy,
+        what="refresh the events",
+        sleep=sleep,
+    )
+
+
+def _erase(
+    client: Elasticsearch,
+    alias: str,
+    scope: Scope,
+    page_size: int,
+    policy: RetryPolicy,
+    sleep: Callable[[float], None],
+) -> ErasureResult:
+    _require_alias(client, alias, policy, sleep)
 
     def tombstone(at: Instant) -> Instant:
         call_with_retries(
@@ -93,12 +146,7 @@ def _erase(
     covered = tombstone(Instant.now())
     removed = 0
     for passes in range(1, MAX_PASSES + 1):
-        call_with_retries(
-            lambda: client.indices.refresh(index=alias),
-            policy=policy,
-            what="refresh the events",
-            sleep=sleep,
-        )
+        _refresh(client, alias, policy, sleep)
         seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
         removed += deleted
         if seen == 0:

@@ -14,6 +14,7 @@ from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.pager import PagerOptions
+from session_recall.recall.session_list import SessionLister
 
 
 @dataclass(frozen=True)
@@ -59,3 +60,6 @@ class Searchers:
             settings=settings,
             **self._shared(page_size),
         )
+
+    def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:
+        return SessionLister(self.client, alias=self.alias, user_id=user_id, page_size=page_size)

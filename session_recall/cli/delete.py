@@ -4,7 +4,7 @@ of a user."""
 import click
 
 from session_recall.cli.context import AppContext, pass_app, reports_errors
-from session_recall.indexer import Scope, erase
+from session_recall.indexer import Scope, erase, preview_erasure
 
 
 @click.command()
@@ -12,6 +12,9 @@ from session_recall.indexer import Scope, erase
 @click.option("--session", help="Only this session of --user.")
 @click.option("--contact", help="Only this contact of --user (with --inbox).")
 @click.option("--inbox", help="Inbox of --contact.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print how many events would go; change nothing (no tombstone)."
+)
 @pass_app
 @reports_errors
 def delete(
@@ -20,16 +23,29 @@ def delete(
     session: str | None,
     contact: str | None,
     inbox: str | None,
+    dry_run: bool,
 ) -> None:
     """Remove every event of a scope. A tombstone is kept: late retries and replays of
     what was erased (events stamped before the erasure) are refused, while the
     scope's new events are stored. Prints the number of events removed.
 
+    The tombstone stays even when nothing was removed (a mistyped id, say): check
+    first with --dry-run, which changes nothing.
+
     \b
-    Example:
-      session-recall delete --user alice --session s-42
+    Examples:
+      session-recall delete --user alice --session s-42 --dry-run
+      session-recall delete --user acme --contact c-42 --inbox web
     """
     scope = _scope(user, session, contact, inbox)
+    if dry_run:
+        preview = preview_erasure(app.client, app.settings.index, scope)
+        noun = "event" if preview.events == 1 else "events"
+        click.echo(
+            f"Would remove {preview.events} {noun} of {scope.describe()}; "
+            "nothing was changed (dry run)."
+        )
+        return
     result = erase(app.client, app.settings.index, scope)
     noun = "event" if result.removed == 1 else "events"
     click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")

@@ -8,7 +8,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -29,6 +29,7 @@ from session_recall.tools import render_items
 from session_recall.tools.searchers import searchers_for
 
 Run = Callable[[Searchers], RecallPage]
+T = TypeVar("T")
 
 match_option = click.option(
     "--match", type=click.Choice(["any", "all"]), default="any", show_default=True,
@@ -75,18 +76,27 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
-    if paging.show_query:
+def fetch(app: AppContext, run: Callable[[Searchers], T], *, show_query: bool) -> T | None:
+    """What `run` gets from the searchers; with `show_query`, None, once the requests
+    it would send are printed. A bad argument is a usage error (exit 2)."""
+    if show_query:
         recorder = QueryRecorder()
         run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
-        return
+        return None
     try:
-        page = run(searchers_for(app.client, app.settings))
+        return run(searchers_for(app.client, app.settings))
     except (IndexNotFound, SearchRefused):
         raise
     except RecallError as err:
         raise click.UsageError(str(err)) from None
+
+
+def run_page(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
+    """Fetch one page and print it in the format asked for."""
+    page = fetch(app, run, show_query=paging.show_query)
+    if page is None:
+        return
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -124,7 +134,7 @@ def search(
             query, match=cast(MatchMode, match), since=since, page=paging.page, cursor=paging.cursor
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)
 
 
 @click.command("search-session")
@@ -154,7 +164,7 @@ def search_session(
         )
         return searcher.search(query, page=paging.page, cursor=paging.cursor)
 
-    _run(app, paging, run, with_session=False)
+    run_page(app, paging, run, with_session=False)
 
 
 @click.command("search-conversations")
@@ -212,4 +222,4 @@ def search_conversations(
             cursor=paging.cursor,
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)

@@ -1,7 +1,7 @@
 """The OpenAPI document, built from the route groups' path items and the pydantic
 models they reference, so the schema cannot drift from the validation."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -19,6 +19,17 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
     names = [part[1:-1] for part in path.split("/") if part.startswith("{")]
     return [
         {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
+    ]
+
+
+def query_parameters(
+    model: type[BaseModel], *, without: Collection[str] = ()
+) -> list[dict[str, Any]]:
+    """The OpenAPI parameters of a query-string model's fields, all optional."""
+    return [
+        {"name": name, "in": "query", "required": False, "schema": {"default": field.default}}
+        for name, field in model.model_fields.items()
+        if name not in without
     ]
 
 

@@ -27,7 +27,7 @@ from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
-from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.recall import (
     CrossConversationSettings,
     RecallError,
@@ -161,16 +161,9 @@ def _refused(options: RecallOptions, message: str) -> Response:
 
 
 def _operation(path: str, name: str) -> dict[str, Any]:
-    parameters = path_parameters(path)
-    for option, field in RecallOptions.model_fields.items():
-        if name != "cross_conversation_search" and option in {
-            "current_session",
-            "enabled",
-            "lookback_days",
-        }:
-            continue
-        schema: dict[str, Any] = {"default": field.default}
-        parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
+    conversations_only = {"current_session", "enabled", "lookback_days"}
+    without = () if name == "cross_conversation_search" else conversations_only
+    parameters = path_parameters(path) + query_parameters(RecallOptions, without=without)
     spec = TOOLS[name]
     return {
         "post": {
