@@ -76,15 +76,13 @@ def preview_erasure(
 ) -> ErasurePreview:
     """How many events `erase` would remove now: the scope's stored events, counted
     after a refresh (as the erasure does). Deletes nothing and writes no tombstone."""
-    policy = policy or RetryPolicy()
+    retry = _retrying(policy or RetryPolicy(), sleep)
     try:
-        _require_alias(client, alias, policy, sleep)
-        _refresh(client, alias, policy, sleep)
-        response = call_with_retries(
+        _require_alias(client, alias, retry)
+        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
+        response = retry(
             lambda: client.count(index=alias, routing=scope.routing, query=scope.query()),
-            policy=policy,
             what="count the scope's events",
-            sleep=sleep,
         )
     except ApiError as err:
         raise _refused(err) from None
@@ -98,30 +96,20 @@ def _refused(err: ApiError) -> IndexerError:
     )
 
 
-def _require_alias(
-    client: Elasticsearch, alias: str, policy: RetryPolicy, sleep: Callable[[float], None]
-) -> None:
-    if not call_with_retries(
-        lambda: bool(client.indices.exists_alias(name=alias)),
-        policy=policy,
-        what="find the alias",
-        sleep=sleep,
-    ):
+# `call_with_retries` bound to one policy and sleep: retry(func, what="...").
+Retry = Callable[..., Any]
+
+
+def _retrying(policy: RetryPolicy, sleep: Callable[[float], None]) -> Retry:
+    return functools.partial(call_with_retries, policy=policy, sleep=sleep)
+
+
+def _require_alias(client: Elasticsearch, alias: str, retry: Retry) -> None:
+    if not retry(lambda: bool(client.indices.exists_alias(name=alias)), what="find the alias"):
         raise AliasMissing(
             f"{alias!r} is not an alias: there is nothing to erase from.",
             hint="Check --index (or SESSION_RECALL_INDEX).",
         )
-
-
-def _refresh(
-    client: Elasticsearch, alias: str, policy: RetryPolicy, sleep: Callable[[float], None]
-) -> None:
-    call_with_retries(
-        lambda: client.indices.refresh(index=alias),
-        policy=policy,
-        what="refresh the events",
-        sleep=sleep,
-    )
 
 
 def _erase(
@@ -132,21 +120,20 @@ def _erase(
     policy: RetryPolicy,
     sleep: Callable[[float], None],
 ) -> ErasureResult:
-    _require_alias(client, alias, policy, sleep)
+    retry = _retrying(policy, sleep)
+    _require_alias(client, alias, retry)
 
     def tombstone(at: Instant) -> Instant:
-        call_with_retries(
+        retry(
             lambda: tombstones.record(client, alias, scope, erased_at=at),
-            policy=policy,
             what="write the tombstone",
-            sleep=sleep,
         )
         return at
 
     covered = tombstone(Instant.now())
     removed = 0
     for passes in range(1, MAX_PASSES + 1):
-        _refresh(client, alias, policy, sleep)
+        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
         seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
         removed += deleted
         if seen == 0:

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -20,6 +20,7 @@ from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.query import query_options
 from session_recall.recall import (
     IndexNotFound,
     RecallError,
@@ -60,12 +61,9 @@ def reads_group(services: Services) -> RouteGroup:
         options_model: type[BaseModel], read: Read
     ) -> Callable[[Request], Awaitable[Response]]:
         async def call(request: Request) -> Response:
-            try:
-                options = options_model.model_validate(dict(request.query_params))
-            except ValidationError as err:
-                problem = err.errors(include_input=False)[0]
-                where = ".".join(str(p) for p in problem["loc"])
-                return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
+            options = query_options(options_model, request)
+            if isinstance(options, Response):
+                return options
             params = dict(request.path_params)
             try:
                 page = await asyncio.to_thread(read, searchers, params, options)

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -28,6 +28,7 @@ from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.query import query_options
 from session_recall.recall import (
     CrossConversationSettings,
     RecallError,
@@ -108,12 +109,9 @@ def recall_group(services: Services) -> RouteGroup:
 
     def endpoint(bind: Binder) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
-            try:
-                options = RecallOptions.model_validate(dict(request.query_params))
-            except ValidationError as err:
-                problem = err.errors(include_input=False)[0]
-                where = ".".join(str(p) for p in problem["loc"])
-                return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
+            options = query_options(RecallOptions, request)
+            if isinstance(options, Response):
+                return options
             body = await read_limited(request, MAX_BODY_BYTES)
             if body is None:
                 return bad_request(413, f"The body is over {MAX_BODY_BYTES} bytes.")
