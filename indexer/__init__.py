@@ -6,11 +6,11 @@ The CLI (`session-recall ingest|serve|delete`) and the HTTP endpoints are thin
 adapters over them.
 """
 
-from session_recall.indexer.batcher import Batcher, BatchingOptions
+from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.erasure import ErasureResult, erase
+from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
@@ -31,11 +31,13 @@ from session_recall.indexer.tombstones import tombstone_index
 from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written
 
 __all__ = [
+    "REFRESH_POLICIES",
     "AliasMissing",
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
     "ErasureIncomplete",
+    "ErasurePreview",
     "ErasureResult",
     "Event",
     "EventLimits",
@@ -47,6 +49,7 @@ __all__ = [
     "Overloaded",
     "Parsed",
     "Position",
+    "Refresh",
     "Rejected",
     "RetryPolicy",
     "Scope",
@@ -65,6 +68,7 @@ __all__ = [
     "ingest",
     "parse_line",
     "parse_object",
+    "preview_erasure",
     "read_stream",
     "to_document",
     "tombstone_index",

@@ -121,6 +121,16 @@ class Writer:
             if in_flight is not None:
                 yield from _finished(*in_flight)
 
+    def refresh(self) -> None:
+        """Make everything written so far searchable now, rather than within the index's
+        refresh interval (1 s). Raises `WriteUnavailable` when Elasticsearch stays away."""
+        call_with_retries(
+            lambda: self._client.indices.refresh(index=self._alias),
+            policy=self.options.retry,
+            what="refresh the alias",
+            sleep=self._sleep,
+        )
+
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))

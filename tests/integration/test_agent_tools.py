@@ -95,11 +95,10 @@ def test_conversation_search_leaves_out_the_session(searchers: Searchers):
     [
         # Pinned to the tenant: globex's customer with the same ids stays out.
         ("acme", ["conv-101", "conv-102"]),
-        # Unpinned, the contact and inbox alone bind the search.
-        (None, ["conv-101", "conv-102", "conv-901"]),
+        ("globex", ["conv-901"]),
     ],
 )
-def test_cross_conversation_search_keeps_to_the_contact_and_inbox(
+def test_cross_conversation_search_keeps_to_the_user_contact_and_inbox(
     es: Elasticsearch, sample_settings: Settings, searchers: Searchers, user_id, expected
 ):
     searcher = CrossConversationSearcher(

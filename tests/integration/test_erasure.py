@@ -42,7 +42,7 @@ def _events() -> list[dict]:
     [
         (["--user", "alice"], 40, {"alice": 0, "bob": 10}),
         (["--user", "alice", "--session", "s0"], 20, {"alice": 20, "bob": 10}),
-        (["--contact", "c1", "--inbox", "mail"], 10, {"alice": 40, "bob": 0}),
+        (["--user", "bob", "--contact", "c1", "--inbox", "mail"], 10, {"alice": 40, "bob": 0}),
     ],
 )
 def test_delete_removes_the_scope_and_prints_the_count(
@@ -64,6 +64,36 @@ def test_delete_removes_the_scope_and_prints_the_count(
     assert output.endswith(f"rejected {removed} ({removed} of an erased scope).\n"), output
     assert {user: stored(es, alias, user_id=user) for user in left} == left
     assert not Path(dead).exists()
+
+
+def test_erasing_a_contact_leaves_the_same_contact_and_inbox_of_another_user(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    # Contact and inbox ids repeat across users (tenants): each is another customer.
+    events = [
+        event(i, user=user, session=f"{user}-s", contact_id="c-1", inbox_id="web")
+        for user in ("acme", "globex")
+        for i in range(5)
+    ]
+    source = write_ndjson(tmp_path / "events.ndjson", events)
+    dead = str(tmp_path / "dead.ndjson")
+    assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)[0] == 0
+
+    code, output = _cli(
+        es_url, alias, "delete", "--user", "acme", "--contact", "c-1", "--inbox", "web"
+    )
+
+    assert (code, output) == (
+        0,
+        "Removed 5 events of contact 'c-1' in inbox 'web' of user 'acme'.\n",
+    )
+    assert stored(es, alias, user_id="acme") == 0
+    assert stored(es, alias, user_id="globex", contact_id="c-1", inbox_id="web") == 5
+    # The tombstone covers acme's contact only: globex's replay is not refused.
+    code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)
+    assert code == 0, output
+    assert "already present 5, rejected 5 (5 of an erased scope)" in output
+    assert stored(es, alias, user_id="globex") == 5 and stored(es, alias, user_id="acme") == 0
 
 
 def test_after_an_erasure_replays_are_refused_and_new_events_stored(
@@ -124,7 +154,15 @@ def test_erasing_twice_is_harmless(es: Elasticsearch, es_url: str, alias: str):
 
 
 @pytest.mark.parametrize(
-    "args", [["--session", "s"], ["--contact", "c"], ["--user", "u", "--inbox", "i"], []]
+    "args",
+    [
+        ["--session", "s"],
+        ["--contact", "c"],
+        ["--user", "u", "--inbox", "i"],
+        ["--contact", "c", "--inbox", "i"],
+        ["--user", "u", "--session", "s", "--contact", "c", "--inbox", "i"],
+        [],
+    ],
 )
 def test_delete_needs_a_complete_scope(es_url: str, alias: str, args: list[str]):
     assert _cli(es_url, alias, "delete", *args)[0] == 2

@@ -146,8 +146,9 @@ def test_the_openapi_document_describes_the_routes(web: TestClient):
         "/readyz",
         "/v1/users/{user}",
         "/v1/users/{user}/sessions/{session}",
-        "/v1/contacts/{contact}/inboxes/{inbox}",
+        "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}",
     }
+    assert not any(path.startswith("/v1/contacts") for path in document["paths"])
     event_schema = document["components"]["schemas"]["Event"]
     assert {"userId", "sessionId", "timestamp", "type", "text"} <= set(event_schema["required"])
     assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
@@ -158,7 +159,7 @@ def test_delete_endpoints_erase_and_count(web: TestClient, es: Elasticsearch, al
     web.post("/v1/events", json=events, headers=AUTH)
 
     first = web.delete("/v1/users/alice/sessions/s0", headers=AUTH)
-    second = web.delete("/v1/contacts/c/inboxes/i", headers=AUTH)
+    second = web.delete("/v1/users/alice/contacts/c/inboxes/i", headers=AUTH)
 
     assert first.json()["removed"] == 3 and second.json()["removed"] == 3
     assert stored(es, alias) == 0

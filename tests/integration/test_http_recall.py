@@ -135,9 +135,8 @@ CONTACT = "/contacts/c-http/inboxes/web/tools/cross_conversation_search"
         ("/v1/users/acme", {"enabled": "true"}, ["old-current", "last-week"]),
         ("/v1/users/acme", {"enabled": "true", "lookback_days": 150},
          ["old-current", "last-week", "long-ago"]),
-        # Without the user in the path, another user's conversations of the same contact
-        # and inbox ids are in scope too.
-        ("/v1", {"enabled": "true"}, ["old-current", "last-week", "other-tenant"]),
+        # The same contact and inbox ids under another user: another customer.
+        ("/v1/users/globex", {"enabled": "true"}, ["other-tenant"]),
     ],
 )  # fmt: skip
 def test_cross_conversation_search_takes_its_scope_from_path_and_query(
@@ -152,6 +151,17 @@ def test_cross_conversation_search_takes_its_scope_from_path_and_query(
     assert response.status_code == 200, response.text
     sessions = ["old-current", "last-week", "long-ago", "other-tenant"]
     assert [s for s in sessions if f'"sessionId":"{s}"' in response.text] == expected
+
+
+def test_there_is_no_cross_conversation_search_without_a_user(server: str, conversations: None):
+    response = httpx.post(
+        f"{server}/v1{CONTACT}",
+        params={"current_session": "old-current", "enabled": "true"},
+        json={"innerThought": THOUGHT, "query": "refund"},
+        headers=AUTH,
+    )
+    assert response.status_code == 404
+    assert "refund" not in response.text
 
 
 @pytest.mark.parametrize(

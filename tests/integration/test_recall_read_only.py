@@ -67,6 +67,7 @@ def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearc
     c = CrossConversationSearcher(
         client,
         alias=alias,
+        user_id="u",
         contact_id="c",
         inbox_id="i",
         settings=CrossConversationSettings(enabled=True),

@@ -42,7 +42,7 @@ def test_a_malformed_url_never_shows_its_credentials():
         (["--user", ""], "--user"),
         (["--user", " "], "--user"),
         (["--user", "alice", "--session", ""], "--session"),
-        (["--contact", "c", "--inbox", "  "], "--inbox"),
+        (["--user", "acme", "--contact", "c", "--inbox", "  "], "--inbox"),
         (["--user", "u" * 513], "--user"),
     ],
 )
@@ -66,8 +66,8 @@ def test_a_user_id_past_the_ingest_limit_is_refused_on_search_too(tmp_path: Path
 
 
 def test_a_disabled_cross_conversation_search_without_a_session_says_it_searches_nothing():
-    result = _run("--es-url", NOWHERE, "search-conversations", "--contact", "c-42",
-                  "--inbox", "web", "order")  # fmt: skip
+    result = _run("--es-url", NOWHERE, "search-conversations", "--user", "acme",
+                  "--contact", "c-42", "--inbox", "web", "order")  # fmt: skip
     _refused(result, "disabled", "--enabled")
 
 
