@@ -123,13 +123,6 @@ def test_erasing_twice_is_harmless(es: Elasticsearch, es_url: str, alias: str):
     assert _cli(es_url, alias, "delete", "--user", "nobody")[0] == 0
 
 
-@pytest.mark.parametrize(
-    "args", [["--session", "s"], ["--contact", "c"], ["--user", "u", "--inbox", "i"], []]
-)
-def test_delete_needs_a_complete_scope(es_url: str, alias: str, args: list[str]):
-    assert _cli(es_url, alias, "delete", *args)[0] == 2
-
-
 @pytest.mark.slow
 def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
     es: Elasticsearch, alias: str, tmp_path: Path

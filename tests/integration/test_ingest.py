@@ -137,15 +137,6 @@ def test_stdin_is_read_with_a_dash(es: Elasticsearch, es_url: str, alias: str, t
     assert stored(es, alias) == 10
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["-", "--follow"], ["-", "--checkpoint", "x"], ["no/such/file.ndjson"], []],
-)
-def test_usage_errors_exit_2(es_url: str, args: list[str]):
-    code, output = _ingest(es_url, "any-alias", *args)
-    assert code == 2, output
-
-
 def test_a_missing_alias_stops_the_run_with_the_next_step(es_url: str, tmp_path: Path):
     source = write_ndjson(tmp_path / "events.ndjson", [event(1)])
     code, output = _ingest(
