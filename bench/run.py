@@ -1,4 +1,4 @@
-"""Runs every benchmark of issue 6 and writes the report and the plot.
+"""Runs every benchmark and writes the report and the plot.
 
     python -m bench.run                 # 10k, 100k and 1M events: BENCHMARKS.md, bench/latency.png
     python -m bench.run --quick         # 2k and 10k, a smoke run: into bench/out/quick/
@@ -280,7 +280,7 @@ def _shown(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.run",
-        description="Recall and ingest benchmarks (issue 6).",
+        description="Recall and ingest benchmarks.",
         epilog="Example: python -m bench.run --quick --es-url http://127.0.0.1:9200",
     )
     parser.add_argument("--quick", action="store_true", help="2k and 10k events, few repetitions")

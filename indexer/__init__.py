@@ -17,6 +17,7 @@ from session_recall.indexer.errors import (
     IndexerError,
     InvalidEvent,
     Overloaded,
+    UnwritablePath,
     WriteUnavailable,
 )
 from session_recall.indexer.event import Event, derived_event_id
@@ -51,6 +52,7 @@ __all__ = [
     "Scope",
     "Status",
     "Submission",
+    "UnwritablePath",
     "WriteUnavailable",
     "Writer",
     "WriterOptions",

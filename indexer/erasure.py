@@ -22,6 +22,7 @@ from elasticsearch import ApiError, Elasticsearch
 from pydantic import BaseModel
 
 from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
@@ -32,9 +33,6 @@ PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
 # nothing; more passes than this mean something keeps writing around the tombstone.
 MAX_PASSES = 10
-# Ties on [timestamp, event_id] are only possible across users (a contact scope);
-# user_id breaks them. `_id` cannot be sorted on, and `_doc` is not stable without a PIT.
-_SORT = [{"timestamp": "asc"}, {"event_id": "asc"}, {"user_id": "asc"}]
 
 
 class ErasureResult(BaseModel):
@@ -131,7 +129,7 @@ def _pass(
             index=alias,
             routing=scope.routing,
             query=scope.query(),
-            sort=_SORT,
+            sort=event_order(),
             size=page_size,
             source=False,
             track_total_hits=False,

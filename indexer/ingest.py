@@ -16,6 +16,7 @@ from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.lines import Line
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
+from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
 from session_recall.indexer.results import IngestSummary
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
@@ -41,8 +42,24 @@ def ingest(
 
     `start` is where `lines` begins (the checkpoint it resumed from). Raises
     `WriteUnavailable` when Elasticsearch stays unavailable; the checkpoint then
-    holds the last position safe to resume from.
+    holds the last position safe to resume from. Raises `UnwritablePath`, before
+    anything is read, when `dead_letter` or `checkpoint_path` cannot be written.
     """
+    check_writable(
+        dead_letter,
+        what="dead-letter file",
+        hint="Point the dead letters (--dead-letter) at a writable folder.",
+        create_folders=True,
+        replaced=False,
+    )
+    if checkpoint_path is not None:
+        check_writable(
+            checkpoint_path,
+            what="checkpoint",
+            hint="Point the checkpoint (--checkpoint) at a file in an existing, writable folder.",
+            create_folders=False,
+            replaced=True,
+        )
     summary = IngestSummary(dead_letter=dead_letter)
     start = start or Position()
     # Positions as plain tuples: a pydantic model per line would cost more than the line.

@@ -11,15 +11,18 @@ Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
 `next_cursor`. Errors derive from `RecallError` and say what to do next. The package
 only ever runs searches: it never writes, deletes or runs scripts.
 
-    key = load_cursor_key(settings.home)
-    searcher = CrossSessionSearcher(client, alias=settings.index, user_id="u1", cursor_key=key)
-    page = searcher.search("we decided, let's go with", match="any")
+    searchers = Searchers(client, alias="session-events", cursor_key=load_cursor_key(home))
+    page = searchers.cross_session(user_id="u1").search("we decided, let's go with")
 """
 
 from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
 from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
-from session_recall.recall.cross_conversation_settings import CrossConversationSettings
+from session_recall.recall.cross_conversation_settings import (
+    DEFAULT_LOOKBACK_DAYS,
+    MAX_LOOKBACK_DAYS,
+    CrossConversationSettings,
+)
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.cursor_key import load_cursor_key
 from session_recall.recall.errors import (
@@ -38,9 +41,13 @@ from session_recall.recall.errors import (
     TooManyTerms,
 )
 from session_recall.recall.page import RecallItem, RecallPage
-from session_recall.recall.pager import MAX_PAGE_SIZE
+from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.searchers import Searchers
 
 __all__ = [
+    "DEFAULT_LOOKBACK_DAYS",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_LOOKBACK_DAYS",
     "MAX_PAGE_SIZE",
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
@@ -62,6 +69,7 @@ __all__ = [
     "RecallItem",
     "RecallPage",
     "SearchRefused",
+    "Searchers",
     "TermTooLong",
     "TooManyTerms",
     "load_cursor_key",

@@ -5,7 +5,7 @@ argument is a clear error rather than an engine error or, worse, a silent "no fi
 
 from typing import Literal
 
-from session_recall.core.instant import EXPECTED_FORMAT, Instant, InvalidInstant
+from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
@@ -65,10 +65,10 @@ def parse_since(since: str | Instant | None) -> Instant | None:
         return since
     try:
         return Instant.parse(since)
-    except InvalidInstant:
+    except InvalidInstant as err:
+        # The instant's own reason: a bad format, an impossible date, or out of range.
         raise InvalidSince(
-            f"since={since!r} is not an ISO-8601 instant with a time and a zone.",
-            hint=f"Use the format {EXPECTED_FORMAT}.",
+            f"since: {err}", hint="Leave since out to search the full history."
         ) from None
 
 

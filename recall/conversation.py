@@ -1,12 +1,14 @@
 """conversation_search: the one session the calling application is in."""
 
+from typing import Unpack
+
 from elasticsearch import Elasticsearch
 
 from session_recall.recall.arguments import clamp_page, parse_phrase
 from session_recall.recall.page import RecallPage
-from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
-from session_recall.recall.scope import Scope, required
+from session_recall.recall.scope import SearchScope, required
 
 
 class ConversationSearcher:
@@ -20,26 +22,18 @@ class ConversationSearcher:
         self,
         client: Elasticsearch,
         *,
-        alias: str,
         user_id: str,
         session_id: str,
-        cursor_key: bytes,
-        page_size: int = 10,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        **options: Unpack[PagerOptions],
     ) -> None:
+        self._pager = Pager(client, **options)
+        alias = options["alias"]
         user_id = required("user_id", user_id)
         session_id = required("session_id", session_id)
-        self._scope = Scope(
+        self._scope = SearchScope(
             key=("conversation", alias, user_id, session_id),
             pinned=(("user_id", user_id), ("session_id", session_id)),
             routing=user_id,
-        )
-        self._pager = Pager(
-            client,
-            alias=alias,
-            page_size=page_size,
-            cursor_key=cursor_key,
-            max_result_window=max_result_window,
         )
 
     def search(self, query: str, *, page: int = 0, cursor: str | None = None) -> RecallPage:

@@ -30,6 +30,7 @@ as fresh as the events, and forgets an erased conversation the moment its events
 """
 
 from collections.abc import Callable
+from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
@@ -37,7 +38,7 @@ from session_recall.core.instant import Instant
 from session_recall.recall.arguments import MatchMode, clamp_page, parse_match, parse_terms
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.page import RecallPage
-from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
 from session_recall.recall.recent_conversations import (
     conversations_clause,
@@ -45,7 +46,7 @@ from session_recall.recall.recent_conversations import (
     recent_conversations_body,
     window_start,
 )
-from session_recall.recall.scope import Scope, required
+from session_recall.recall.scope import SearchScope, required
 
 
 class CrossConversationSearcher:
@@ -59,18 +60,16 @@ class CrossConversationSearcher:
         self,
         client: Elasticsearch,
         *,
-        alias: str,
         contact_id: str,
         inbox_id: str,
-        cursor_key: bytes,
         settings: CrossConversationSettings | None = None,
         user_id: str | None = None,
-        page_size: int = 10,
         now: Callable[[], Instant] = Instant.now,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        **options: Unpack[PagerOptions],
     ) -> None:
+        self._pager = Pager(client, **options)
         self._client = client
-        self._alias = alias
+        self._alias = options["alias"]
         self._contact_id = required("contact_id", contact_id)
         self._inbox_id = required("inbox_id", inbox_id)
         self._user_id = None if user_id is None else required("user_id", user_id)
@@ -80,13 +79,6 @@ class CrossConversationSearcher:
         if self._user_id is not None:
             pinned.append(("user_id", self._user_id))
         self._pinned = tuple(pinned)
-        self._pager = Pager(
-            client,
-            alias=alias,
-            page_size=page_size,
-            cursor_key=cursor_key,
-            max_result_window=max_result_window,
-        )
 
     def search(
         self,
@@ -124,7 +116,7 @@ class CrossConversationSearcher:
             frozen = state.window_end if state is not None else None
             window_end = self._now() if frozen is None else Instant(frozen)
             recent = self._recent(window_end)
-        scope = Scope(
+        scope = SearchScope(
             key=key,
             pinned=self._pinned,
             clauses=(conversations_clause(current, recent),),

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, model_validator
+from elastic_transport.client_utils import url_to_node_config
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
@@ -35,6 +36,27 @@ class Settings(BaseSettings):
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+
+    @field_validator("elasticsearch_url")
+    @classmethod
+    def _usable_url(cls, url: str | None) -> str | None:
+        """Checked as the client will read it, so a URL without a scheme is a message
+        here rather than a ValueError from inside the client."""
+        if not url:
+            return url
+        try:
+            node = url_to_node_config(url)
+        except ValueError:
+            node = None
+        if node is None or node.scheme not in ("http", "https"):
+            head, at, host = url.rpartition("@")
+            scheme = head.split("://")[0] + "://" if "://" in head else ""
+            shown = f"{scheme}***@{host}" if at else url  # credentials never shown
+            raise ConfigurationError(
+                f"ELASTICSEARCH_URL {shown!r} is not a URL Elasticsearch can be reached at.",
+                hint="Give the scheme, the host and the port, e.g. http://127.0.0.1:9200.",
+            )
+        return url
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":

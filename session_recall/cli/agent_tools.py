@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
-from session_recall.recall import CrossConversationSettings
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,
     TOOLS,
@@ -16,7 +16,7 @@ from session_recall.tools import (
     cross_session_tool,
     tool_definitions,
 )
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 
 @click.command("tools")
@@ -43,16 +43,18 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 )
 @click.option("--inbox", help="The inbox of --contact.")
 @click.option("--current-session", help="The conversation the agent is in.")
-@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
+@click.option(
+    "--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
+    help="With --contact: how recent a conversation's last message must be.",
+)  # fmt: skip
 @pass_app
-@reports_errors
 def mcp(
     app: AppContext,
     user: str,
     contact: str | None,
     inbox: str | None,
     current_session: str | None,
-    lookback_days: int,
+    lookback_days: int | None,
 ) -> None:
     """Serve the recall tools over stdio to an MCP client, bound to one user.
 
@@ -71,10 +73,10 @@ def mcp(
 
     # stdout carries the protocol: anything else a library logs goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    searchers = Searchers.from_settings(app.client, app.settings)
+    searchers = searchers_for(app.client, app.settings)
     bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
     if contact and inbox:
-        settings = CrossConversationSettings(enabled=True, lookback_days=lookback_days)
+        settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
         # Pinned to --user too: contact and inbox ids may repeat across users (tenants).
         searcher = searchers.cross_conversation(
             contact_id=contact, inbox_id=inbox, settings=settings, user_id=user

@@ -1,8 +1,9 @@
 """`session-recall delete`: erase a user, a session, or a contact in an inbox."""
 
 import click
+from pydantic import ValidationError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.indexer import Scope, erase
 
 
@@ -12,7 +13,6 @@ from session_recall.indexer import Scope, erase
 @click.option("--contact", help="Contact whose events to erase (with --inbox).")
 @click.option("--inbox", help="Inbox of --contact.")
 @pass_app
-@reports_errors
 def delete(
     app: AppContext,
     user: str | None,
@@ -34,9 +34,19 @@ def delete(
     click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")
 
 
+_OPTIONS = {"user_id": "--user", "session_id": "--session", "contact_id": "--contact",
+            "inbox_id": "--inbox"}  # fmt: skip
+
+
 def _scope(user: str | None, session: str | None, contact: str | None, inbox: str | None) -> Scope:
-    if user is not None and contact is None and inbox is None:
-        return Scope.session(user, session) if session is not None else Scope.user(user)
-    if contact is not None and inbox is not None and user is None and session is None:
-        return Scope.contact(contact, inbox)
+    try:
+        if user is not None and contact is None and inbox is None:
+            return Scope.session(user, session) if session is not None else Scope.user(user)
+        if contact is not None and inbox is not None and user is None and session is None:
+            return Scope.contact(contact, inbox)
+    except ValidationError as err:
+        problem = err.errors(include_url=False)[0]
+        option = _OPTIONS.get(str(problem["loc"][0]) if problem["loc"] else "", "the scope")
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise click.BadParameter(message, param_hint=option) from None
     raise click.UsageError("Give --user [--session], or --contact with --inbox.")

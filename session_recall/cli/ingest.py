@@ -14,8 +14,10 @@ from typing import BinaryIO
 import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
+from session_recall.core.strict_json import BOM
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
@@ -24,6 +26,8 @@ from session_recall.indexer.errors import WriteUnavailable
 from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
+# Enough to see past a byte order mark and leading blank space to the first character.
+ARRAY_PEEK_BYTES = 64
 
 
 @click.command()
@@ -38,46 +42,21 @@ DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
     default=DEFAULT_DEAD_LETTER, show_default=True,
     help="Where refused events go, with the reason (NDJSON, appended).",
 )  # fmt: skip
-@click.option(
-    "--chunk-size",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Events per bulk request.",
-)
-@click.option(
-    "--chunk-bytes",
-    default=5 * 1024 * 1024,
-    show_default=True,
-    type=click.IntRange(1024),
-    help="Bytes per bulk request.",
-)
-@click.option(
-    "--max-attempts",
-    default=10,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Tries per event on 429/5xx.",
-)
-@click.option(
-    "--max-text-bytes",
-    default=1_000_000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Longest text accepted.",
-)
+@library_option("--chunk-size", WriterOptions, "chunk_events", "Events per bulk request.")
+@library_option("--chunk-bytes", WriterOptions, "chunk_bytes", "Bytes per bulk request.")
+@library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
+@library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
 @pass_app
-@reports_errors
 def ingest_command(
     app: AppContext,
     source: str,
     checkpoint: Path | None,
     follow: bool,
     dead_letter: Path,
-    chunk_size: int,
-    chunk_bytes: int,
-    max_attempts: int,
-    max_text_bytes: int,
+    chunk_size: int | None,
+    chunk_bytes: int | None,
+    max_attempts: int | None,
+    max_text_bytes: int | None,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -87,7 +66,8 @@ def ingest_command(
     refused on purpose: counted in the summary, copied nowhere.
 
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
-    dead-letter file.
+    dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
+    unavailable or not set up (run it again: what was acknowledged is stored).
 
     \b
     Example:
@@ -95,11 +75,16 @@ def ingest_command(
     """
     if source == "-" and (checkpoint or follow):
         raise click.UsageError("--checkpoint and --follow need a FILE, not stdin.")
-    options = WriterOptions(
-        chunk_events=chunk_size,
-        chunk_bytes=chunk_bytes,
-        retry=RetryPolicy(max_attempts=max_attempts),
+    retry = build(RetryPolicy, {"max_attempts": ("--max-attempts", max_attempts)})
+    options = build(
+        WriterOptions,
+        {
+            "chunk_events": ("--chunk-size", chunk_size),
+            "chunk_bytes": ("--chunk-bytes", chunk_bytes),
+            "retry": ("--max-attempts", retry),
+        },
     )
+    limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
     stop = threading.Event()
     with _input(source, checkpoint, dead_letter, follow, stop) as (lines, start, total):
         client = app.client
@@ -114,12 +99,14 @@ def ingest_command(
                     checkpoint_path=checkpoint,
                     start=start,
                     options=options,
-                    limits=EventLimits(max_text_bytes=max_text_bytes),
+                    limits=limits,
                     on_progress=report,
                 )
             except WriteUnavailable as err:
-                resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
-                raise click.ClickException(f"{err}{resume}") from None
+                if checkpoint is None:
+                    raise
+                resume = f"Run the same command to resume from {checkpoint}."
+                raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
         _refresh(client, app.settings.index)
     _finish(summary)
 
@@ -151,6 +138,8 @@ def _input(
     source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        _refuse_json_array(peek(ARRAY_PEEK_BYTES) if peek else b"", source)
         yield read_stream(sys.stdin.buffer), Position(), None
         return
     path = Path(source)
@@ -183,12 +172,26 @@ def _input(
                     err=True,
                 )
             start = Position(offset=offset, inode=stat.st_ino)
+        if offset == 0:
+            _refuse_json_array(file.read(ARRAY_PEEK_BYTES), source)
         if follow:
             yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)
             yield itertools.chain(head, rest), start, total
+
+
+def _refuse_json_array(head: bytes, source: str) -> None:
+    """A JSON array (a pretty-printed export, say) is refused before anything is read:
+    line by line, each of its lines would be dead-lettered as broken JSON."""
+    if head.removeprefix(BOM).lstrip().startswith(b"["):
+        name = "the input" if source == "-" else source
+        raise click.UsageError(
+            f"{name} holds a JSON array; ingest reads NDJSON, one event per line. "
+            f"Convert it with `jq -c '.[]' {'FILE' if source == '-' else source}`, "
+            "or POST the array to /v1/events of `session-recall serve`."
+        )
 
 
 @contextmanager

@@ -1,10 +1,11 @@
 """`session-recall serve`: the HTTP sidecar."""
 
+import copy
 import ipaddress
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 
 
 @click.command()
@@ -13,6 +14,7 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     default="127.0.0.1",
     show_default=True,
     envvar="SESSION_RECALL_HOST",
+    show_envvar=True,
     help="Address to bind.",
 )
 @click.option(
@@ -21,10 +23,11 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     show_default=True,
     type=click.IntRange(0, 65535),
     envvar="SESSION_RECALL_PORT",
+    show_envvar=True,
     help="Port to bind.",
 )
 @click.option(
-    "--token", envvar="SESSION_RECALL_TOKEN", metavar="TOKEN",
+    "--token", envvar="SESSION_RECALL_TOKEN", show_envvar=True, metavar="TOKEN",
     help="Bearer token required on every request but the probes (never printed; "
     "prefer the SESSION_RECALL_TOKEN variable).",
 )  # fmt: skip
@@ -33,9 +36,9 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     default="info",
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
+    help="The least severe log lines written to stderr (the server's and the app's).",
 )
 @pass_app
-@reports_errors
 def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
@@ -57,7 +60,17 @@ def serve(app: AppContext, host: str, port: int, token: str | None, log_level: s
             err=True,
         )
     web = create_app(app.settings, token=token or None)
-    uvicorn.run(web, host=host, port=port, log_level=log_level, server_header=False)
+    # The app's own log lines (a warning from a failed search, a client gone mid-body)
+    # go where uvicorn's go, in its format.
+    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    logs["loggers"]["session_recall"] = {
+        "handlers": ["default"],
+        "level": log_level.upper(),
+        "propagate": False,
+    }
+    uvicorn.run(
+        web, host=host, port=port, log_level=log_level, log_config=logs, server_header=False
+    )
 
 
 def _is_loopback(host: str) -> bool:

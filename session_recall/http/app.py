@@ -1,11 +1,15 @@
 """The ASGI app: route groups composed onto one Starlette application.
 
-A route group brings its routes, its OpenAPI paths and models, and optionally a
-lifespan (the events group runs its batcher there). Other packages add groups of
-their own: `create_app(settings, groups=[*default_groups(), recall_group])`.
+A route group brings its routes, its OpenAPI paths and models, optionally a lifespan
+(the events group runs its batcher there), and the paths it leaves open without the
+token (the probes). `default_groups()` are the sidecar's: health, events, erasure and
+recall. An application adds its own with `create_app(settings, groups=[*default_groups(),
+my_group])`; a test builds an app of the one group it needs. Every error answer, the
+app's own 404 and 405 included, has the shape of `http.errors`.
 """
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,15 +17,17 @@ from typing import Any
 from elasticsearch import Elasticsearch
 from pydantic import BaseModel, SecretStr
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from session_recall import __version__
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
+from session_recall.http.errors import json_error
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
 
@@ -48,6 +54,8 @@ class RouteGroup:
 GroupFactory = Callable[[Services], RouteGroup]
 
 OPENAPI_PATH = "/openapi.json"
+_SEE_DOCUMENT = f"The endpoints and their methods are listed at {OPENAPI_PATH}."
+log = logging.getLogger(__name__)
 # The client's own retries stack on the writer's; one is enough for a server that
 # must answer 503 quickly when Elasticsearch is gone.
 SERVER_CLIENT_RETRIES = 1
@@ -105,4 +113,28 @@ def create_app(
         middleware.append(Middleware(BearerAuth, token=secret, open_paths=open_paths))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    handlers = {HTTPException: _no_route, ClientDisconnect: _client_gone}
+    return Starlette(
+        routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers
+    )
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such path, a method the path does not take) in the
+    shape of every other error, rather than plain text."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path[:200]
+    if exc.status_code == 404:
+        return json_error(404, f"There is no endpoint at {path}.", _SEE_DOCUMENT)
+    allowed = (exc.headers or {}).get("Allow")
+    if exc.status_code == 405 and allowed:
+        message = f"{request.method} is not allowed on {path}; {allowed} is."
+        return json_error(405, message, _SEE_DOCUMENT, headers=exc.headers)
+    return json_error(exc.status_code, exc.detail, headers=exc.headers)
+
+
+async def _client_gone(request: Request, _exc: Exception) -> Response:
+    """The client went away before sending its whole body: nobody reads the answer, and
+    nothing went wrong here, so one line in the log rather than a traceback."""
+    log.info("%s %s: the client disconnected mid-body.", request.method, request.url.path[:200])
+    return Response(status_code=400)

@@ -12,8 +12,9 @@ from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
 
 ROUTES = {
@@ -26,10 +27,13 @@ ROUTES = {
 def erasure_group(services: Services) -> RouteGroup:
     def endpoint(make_scope: Any) -> Any:
         async def delete(request: Request) -> Response:
+            options = read_query(request, NoOptions)
+            if isinstance(options, Response):
+                return options
             try:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
-                return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
+                return json_error(400, f"Invalid scope: {err.errors()[0]['msg']}")
             try:
                 result = await asyncio.to_thread(
                     erase, services.client, services.settings.index, scope
@@ -60,6 +64,12 @@ _OPERATION: dict[str, Any] = {
             "description": "Removed; `removed` counts the events deleted",
             "content": {"application/json": {"schema": ref(ErasureResult)}},
         },
-        "503": {"description": "Elasticsearch unavailable; retry (erasing is idempotent)"},
+        "400": error_spec("An id in the path is empty, too long, or holds a slash"),
+        "401": error_spec("The bearer token is missing or wrong"),
+        "500": error_spec("Elasticsearch refused the erasure; the hint says why"),
+        "503": error_spec(
+            "Elasticsearch unavailable, the alias not set up, or the erasure not finished; "
+            "retry (erasing is idempotent)"
+        ),
     },
 }

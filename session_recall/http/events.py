@@ -12,17 +12,18 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
+from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import (
     Batcher,
     BatchingOptions,
@@ -76,9 +77,12 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
+        options = read_query(request, NoOptions)
+        if isinstance(options, Response):
+            return options
         body = await read_limited(request, max_body_bytes)
         if body is None:
-            return bad_request(
+            return json_error(
                 413, f"The body is over {max_body_bytes} bytes.", "Send fewer events per request."
             )
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -86,19 +90,19 @@ def events_group(
             items = [p for line in body.split(b"\n") if (p := parse_line(line, limits)) is not None]
         elif kind == "application/json":
             try:
-                value = orjson.loads(body)
-            except orjson.JSONDecodeError as err:
-                return bad_request(400, f"The body is not valid JSON: {err}")
+                value = strict_json.loads(body)
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
             values = value if isinstance(value, list) else [value]
             items = [parse_object(v, limits) for v in values]
         else:
-            return bad_request(
+            return json_error(
                 415,
                 f"Unsupported content type {kind!r}.",
                 "Use application/json or application/x-ndjson.",
             )
         if not items:
-            return bad_request(400, "The body holds no event.")
+            return json_error(400, "The body holds no event.")
         try:
             stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
         except SessionRecallError as err:
@@ -124,8 +128,15 @@ def events_group(
                 },
                 "responses": {
                     "200": _json("Every event is stored", EventsResponse),
+                    "400": error_spec("The body cannot be read, or holds no event"),
+                    "401": error_spec("The bearer token is missing or wrong"),
+                    "413": error_spec("The body is too large; send fewer events per request"),
+                    "415": error_spec("Not application/json nor application/x-ndjson"),
                     "422": _json("Some events were refused; the others are stored", EventsResponse),
-                    "503": {"description": "Elasticsearch unavailable; retry after Retry-After"},
+                    "503": error_spec(
+                        "Elasticsearch unavailable, or the alias not set up; retry after "
+                        "Retry-After (creates are idempotent)"
+                    ),
                 },
             }
         }

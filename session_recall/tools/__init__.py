@@ -3,6 +3,7 @@
 from session_recall.tools.bound_tool import (
     BoundTool,
     ToolArgumentError,
+    ToolResult,
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
@@ -16,6 +17,7 @@ __all__ = [
     "TOOLS",
     "BoundTool",
     "ToolArgumentError",
+    "ToolResult",
     "ToolSpec",
     "conversation_tool",
     "cross_conversation_tool",

@@ -6,9 +6,11 @@ back. None of them has a field that names a user, a session, a contact, an inbox
 an index: the scope is bound by the application, never by the model.
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from session_recall.recall import MatchMode
 
 INNER_THOUGHT = "Deep inner monologue private to you only."
 PAGE = "Page of results to retrieve (0-indexed). Omit or use 0 for the first page."
@@ -37,7 +39,8 @@ def _lower(value: object) -> object:
 
 # A negative page is clamped to 0, as the reference tools do; null means "first page".
 Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE)]
-MatchMode = Annotated[Literal["any", "all"], BeforeValidator(_lower), Field(description=MATCH_MODE)]
+# recall's MatchMode, as a model may spell it ("ANY", " all ").
+MatchModeArgument = Annotated[MatchMode, BeforeValidator(_lower), Field(description=MATCH_MODE)]
 
 
 class ToolArguments(BaseModel):
@@ -53,7 +56,7 @@ class ToolArguments(BaseModel):
 
 class CrossSessionSearchArguments(ToolArguments):
     query: str = Field(description=TERMS)
-    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    match_mode: MatchModeArgument = Field(default="any", alias="matchMode")
     since: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
         default=None, description=SINCE
     )
@@ -67,5 +70,5 @@ class ConversationSearchArguments(ToolArguments):
 
 class CrossConversationSearchArguments(ToolArguments):
     query: str = Field(description=TERMS)
-    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    match_mode: MatchModeArgument = Field(default="any", alias="matchMode")
     page: Page = 0

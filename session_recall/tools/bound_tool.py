@@ -1,8 +1,9 @@
 """A tool bound to its scope: the application builds it, the model only calls it.
 
 `BoundTool.call(arguments)` takes the arguments exactly as a model sends them and
-returns the reference's output string. Whatever goes wrong, the model gets one short
-line it can act on, never a stack trace or an Elasticsearch error body.
+returns a `ToolResult`: the reference's output string, or, whatever went wrong, one
+short line the model can act on (never a stack trace or an Elasticsearch error body)
+with `is_error` set, which MCP passes on as `isError`.
 """
 
 import logging
@@ -13,7 +14,8 @@ from typing import Any
 from elasticsearch import TransportError
 from pydantic import BaseModel, ValidationError
 
-from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, ErrorKind, SessionRecallError
+from session_recall.error_policy import tool_text
 from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
@@ -31,11 +33,27 @@ from session_recall.tools.definitions import (
     CROSS_SESSION_SEARCH,
     ToolSpec,
 )
-from session_recall.tools.output import render_error, render_items
+from session_recall.tools.output import render_items
 
 log = logging.getLogger(__name__)
 
 UNAVAILABLE = "The search is unavailable right now; try again in a moment."
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives the model: its text, and whether that text is an error.
+    `str()` is the text, so printing a result prints what the model reads."""
+
+    text: str
+    is_error: bool = False
+
+    @classmethod
+    def failure(cls, err: SessionRecallError) -> "ToolResult":
+        return cls(tool_text(err), is_error=True)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -74,16 +92,18 @@ class BoundTool:
     def render(self, page: RecallPage) -> str:
         return render_items(page.items, with_session=self.with_session)
 
-    def call(self, arguments: Mapping[str, Any]) -> str:
+    def call(self, arguments: Mapping[str, Any]) -> ToolResult:
         """The reference's output for a model's call; errors become one short line."""
         try:
-            return self.render(self.run(arguments))
+            return ToolResult(self.render(self.run(arguments)))
         except SessionRecallError as err:
-            return render_error(str(err))
+            return ToolResult.failure(err)
 
 
 class ToolArgumentError(SessionRecallError):
-    """The model's arguments do not fit the tool's schema."""
+    """The model's arguments do not fit the tool's schema (or name no tool)."""
+
+    kind = ErrorKind.CALLER
 
 
 def _describe(err: ValidationError, spec: ToolSpec) -> str:

@@ -1,9 +1,6 @@
 """The recall endpoints end to end: a real `session-recall serve` process, events posted
 to it, tool calls answered from the real node, and the bearer token enforced."""
 
-import os
-import signal
-import subprocess
 from collections.abc import Iterator
 
 import httpx
@@ -11,9 +8,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
-from session_recall.node import wait_until
-from tests.support.network import free_port
 from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
+from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
@@ -22,47 +18,19 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ALICE = "/v1/users/alice/tools/cross_session_search"
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "ELASTICSEARCH_URL": es_url,
-        "SESSION_RECALL_INDEX": module_alias,
-        "SESSION_RECALL_HOME": str(tmp_path_factory.mktemp("home")),
-        "SESSION_RECALL_TOKEN": TOKEN,
-    }
-    process = subprocess.Popen(
-        ["session-recall", "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: process.poll() is None and _answers(url), timeout=60), (
-            process.stderr.read().decode() if process.poll() is not None else "no answer"
-        )
+    folder = tmp_path_factory.mktemp("serve")
+    with serving(es_url=es_url, alias=module_alias, token=TOKEN, folder=folder) as served:
         stored = httpx.post(
-            f"{url}/v1/events",
+            f"{served.url}/v1/events",
             content=SAMPLE.read_bytes(),
             headers={**AUTH, "Content-Type": "application/x-ndjson"},
             timeout=30,
         )
         assert stored.status_code == 200, stored.text
         Elasticsearch(es_url).indices.refresh(index=module_alias)
-        yield url
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        process.stderr.close()
+        yield served.url
 
 
 def test_without_the_token_the_tools_answer_401(server: str):

@@ -1,5 +1,6 @@
-"""What the HTTP app refuses before any request: bodies, tokens, tool arguments and
-paths. The app's client records every call, and nothing answers it."""
+"""What the HTTP app refuses before any request: bodies, tokens, tool arguments, ids,
+paths and query parameters, each in the one error shape `{"error", "hint"?}` with no
+null field. The app's client records every call, and nothing answers it."""
 
 import functools
 from collections.abc import Iterator
@@ -18,6 +19,10 @@ from tests.support.samples import THOUGHT
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ALICE = "/v1/users/alice/tools/cross_session_search"
+CONTACT_TOOL = "/v1/users/alice/contacts/c/inboxes/i/tools/cross_conversation_search"
+ARGUMENTS = {"innerThought": "t", "query": "x"}
+JSON = {"content-type": "application/json"}
+TEXT = {"content-type": "text/plain"}
 
 
 @pytest.fixture
@@ -57,6 +62,26 @@ def test_unusable_bodies_are_refused_whole(
         response = web.post("/v1/events", content=content, headers={"content-type": content_type})
     assert response.status_code == status, response.text
     assert response.json()["error"]
+    assert client.calls == []
+
+
+def test_a_key_given_twice_is_refused_in_json_and_ndjson(web: TestClient, client: RecordingClient):
+    twice = (
+        b'{"userId": "alice", "userId": "bob", "sessionId": "s", "eventId": "e-1", '
+        b'"timestamp": "2026-07-01T00:00:00Z", "type": "user_message", "text": "hi"}'
+    )
+    whole = web.post(
+        "/v1/events", content=twice, headers={**AUTH, "content-type": "application/json"}
+    )
+    assert whole.status_code == 400, whole.text
+    assert "'userId' is given twice" in whole.json()["error"]
+    lines = web.post(
+        "/v1/events",
+        content=twice + b"\n",
+        headers={**AUTH, "content-type": "application/x-ndjson"},
+    )
+    assert lines.status_code == 422, lines.text
+    assert "'userId' is given twice" in lines.json()["results"][0]["reason"]
     assert client.calls == []
 
 
@@ -100,6 +125,19 @@ def test_invalid_arguments_get_the_models_error_line(web: TestClient, client: Re
     assert client.calls == []
 
 
+@pytest.mark.parametrize("fmt", ["tool", "page"])
+def test_a_user_id_past_the_ingest_limit_is_refused_not_a_500(
+    web: TestClient, client: RecordingClient, fmt: str
+):
+    body = {"innerThought": THOUGHT, "query": "x"}
+    path = f"/v1/users/{'u' * 10_000}/tools/cross_session_search"
+    response = web.post(f"{path}?format={fmt}", json=body, headers=AUTH)
+    # The scope in the path is the application's, not the model's: a plain 400.
+    assert response.status_code == 400, response.text
+    assert "the limit is 512" in response.text and "privilege" not in response.text
+    assert client.calls == []
+
+
 @pytest.mark.parametrize(
     ("method", "path"),
     [
@@ -123,3 +161,73 @@ def test_a_valid_tool_call_does_reach_the_client(web: TestClient, client: Record
     response = web.post(ALICE, json={"innerThought": THOUGHT, "query": "x"}, headers=AUTH)
     assert response.status_code == 503, response.text
     assert client.calls
+
+
+def _error_shape(response) -> dict:
+    body = response.json()
+    assert set(body) <= {"error", "hint"} and "error" in body, body
+    assert all(isinstance(value, str) and value for value in body.values()), body
+    return body
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status"),
+    [
+        ("GET", "/v1/nothing-here", {}, 404),
+        ("GET", "/v1/events", {}, 405),
+        ("PUT", "/v1/users/alice", {}, 405),
+        ("POST", "/v1/events", {"content": b"{broken", "headers": JSON}, 400),
+        ("POST", "/v1/events", {"content": b"x", "headers": TEXT}, 415),
+        ("POST", "/v1/events?refresh_all=true", {"json": event(1)}, 400),
+        ("DELETE", "/v1/users/alice?dry=1", {}, 400),
+        ("DELETE", "/v1/users/%20", {}, 400),
+        ("POST", f"{ALICE}?lookback_days=5", {"json": ARGUMENTS}, 400),
+        ("POST", f"{ALICE}?page_size=0", {"json": ARGUMENTS}, 400),
+        ("POST", ALICE, {"content": b'{"query": "x"}', "headers": TEXT}, 415),
+        ("POST", ALICE, {"content": b"{nope", "headers": JSON}, 400),
+        ("POST", f"{ALICE}?format=page", {"json": {"query": "x"}}, 422),
+    ],
+)  # fmt: skip
+def test_every_refusal_has_the_one_error_shape(
+    web: TestClient, client: RecordingClient, method, path, kwargs, status
+):
+    kwargs = dict(kwargs)
+    response = web.request(method, path, headers={**AUTH, **kwargs.pop("headers", {})}, **kwargs)
+    assert response.status_code == status, response.text
+    _error_shape(response)
+    assert client.calls == []
+
+
+def test_a_method_not_allowed_names_the_allowed_one(web: TestClient):
+    response = web.get("/v1/events", headers=AUTH)
+    assert response.headers["allow"] == "POST"
+    assert "POST" in _error_shape(response)["error"]
+
+
+def test_unknown_query_parameters_are_refused_by_name(web: TestClient, client: RecordingClient):
+    response = web.post(f"{ALICE}?lookback_days=5", json=ARGUMENTS, headers=AUTH)
+    body = _error_shape(response)
+    assert "'lookback_days'" in body["error"] and "page_size" in body["hint"]
+    assert client.calls == []
+    # The contact tool takes it: the call goes on to Elasticsearch (which is not there).
+    taken = web.post(f"{CONTACT_TOOL}?lookback_days=5", json=ARGUMENTS, headers=AUTH)
+    assert taken.status_code == 503, taken.text
+    assert client.calls
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_the_bearer_scheme_is_case_insensitive(
+    web: TestClient, client: RecordingClient, scheme: str
+):
+    response = web.post(ALICE, json=ARGUMENTS, headers={"Authorization": f"{scheme} {TOKEN}"})
+    # Let in: the call goes on to Elasticsearch (which is not there).
+    assert response.status_code == 503, response.text
+    assert client.calls
+
+
+@pytest.mark.parametrize("header", [f"Basic {TOKEN}", f"Bearer {TOKEN}x", "Bearer", TOKEN])
+def test_anything_but_the_token_is_refused(web: TestClient, client: RecordingClient, header: str):
+    response = web.post(ALICE, json=ARGUMENTS, headers={"Authorization": header})
+    assert response.status_code == 401
+    _error_shape(response)
+    assert client.calls == []

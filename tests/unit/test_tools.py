@@ -60,9 +60,9 @@ def test_an_argument_that_could_name_a_scope_is_refused(smuggled: str):
     with pytest.raises(ToolArgumentError) as refused:
         tool.parse({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
     assert f"unknown argument '{smuggled}'" in str(refused.value)
-    output = tool.call({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
-    assert output.startswith("Error: ")
-    assert SECRET_THOUGHT not in output
+    result = tool.call({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
+    assert result.is_error and result.text.startswith("Error: ")
+    assert SECRET_THOUGHT not in result.text
 
 
 def _never_called(_args: object, _cursor: object) -> object:
@@ -80,8 +80,9 @@ def _never_called(_args: object, _cursor: object) -> object:
     ],
 )
 def test_invalid_arguments_give_a_short_message_without_the_inner_thought(arguments):
-    output = BoundTool(CROSS_SESSION_SEARCH, search=_never_called).call(arguments)
-    assert output.startswith("Error: ")
+    result = BoundTool(CROSS_SESSION_SEARCH, search=_never_called).call(arguments)
+    output = result.text
+    assert result.is_error and output.startswith("Error: ")
     assert SECRET_THOUGHT not in output
     assert "Traceback" not in output and len(output) < 400
 
@@ -99,8 +100,9 @@ def test_invalid_arguments_give_a_short_message_without_the_inner_thought(argume
 def test_invalid_calls_get_a_short_actionable_error_and_send_no_request(arguments, says):
     client = RecordingClient()
     searcher = CrossSessionSearcher(client, alias="a", user_id="alice", cursor_key=b"k" * 32)  # type: ignore[arg-type]
-    output = cross_session_tool(searcher).call({"innerThought": SECRET_THOUGHT, **arguments})
-    assert output.startswith("Error: ") and says in output
+    result = cross_session_tool(searcher).call({"innerThought": SECRET_THOUGHT, **arguments})
+    output = result.text
+    assert result.is_error and output.startswith("Error: ") and says in output
     assert "Traceback" not in output and "_exception" not in output
     assert SECRET_THOUGHT not in output
     assert client.calls == []

@@ -1,0 +1,62 @@
+"""A real `session-recall serve` process for a test, its log kept in a file."""
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from session_recall.node import wait_until
+from tests.support.network import free_port
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextmanager
+def serving(
+    *, es_url: str, alias: str, token: str, folder: Path, log_level: str = "warning"
+) -> Iterator[Served]:
+    """Serve `alias` on a free port, state and log under `folder`; answers on /healthz
+    when this yields, stopped with SIGTERM afterwards."""
+    env = {
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": alias,
+        "SESSION_RECALL_HOME": str(folder / "home"),
+        "SESSION_RECALL_TOKEN": token,
+    }
+    port = free_port()
+    log = folder / "serve.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            ["session-recall", "serve", "--port", str(port), "--log-level", log_level],
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
+    served = Served(f"http://127.0.0.1:{port}", log)
+    try:
+        assert wait_until(lambda: process.poll() is None and _answers(served.url), timeout=60), (
+            served.log_text()
+        )
+        yield served
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
