@@ -8,11 +8,11 @@ adapters over them.
 """
 
 from session_recall.indexer.backfill import BackfillSummary, backfill
-from session_recall.indexer.batcher import Batcher, BatchingOptions
+from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.erasure import ErasureResult, erase
+from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
     EmbeddingModelChanged,
@@ -35,6 +35,7 @@ from session_recall.indexer.tombstones import tombstone_index
 from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written
 
 __all__ = [
+    "REFRESH_POLICIES",
     "AliasMissing",
     "BackfillSummary",
     "Batcher",
@@ -42,6 +43,7 @@ __all__ = [
     "DeadLetter",
     "EmbeddingModelChanged",
     "ErasureIncomplete",
+    "ErasurePreview",
     "ErasureResult",
     "Event",
     "EventLimits",
@@ -53,6 +55,7 @@ __all__ = [
     "Overloaded",
     "Parsed",
     "Position",
+    "Refresh",
     "Rejected",
     "RetryPolicy",
     "Scope",
@@ -73,6 +76,7 @@ __all__ = [
     "ingest",
     "parse_line",
     "parse_object",
+    "preview_erasure",
     "read_stream",
     "to_document",
     "tombstone_index",

@@ -4,6 +4,11 @@ Each request hands over its events and awaits its own results. One worker takes
 everything queued (up to a bound), writes it in a thread with the synchronous
 `Writer`, and answers every request. While a write is in flight new requests pile
 up, so batches grow with load on their own; a lone event waits at most `linger`.
+
+A request may ask for its events to be searchable when answered (`refresh`): the
+batch that holds them is followed by one refresh of the alias, shared by every such
+request in it. The others are answered as before, their events searchable within the
+index's refresh interval.
 """
 
 import asyncio
@@ -11,6 +16,7 @@ import contextlib
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -18,6 +24,11 @@ from session_recall.indexer.errors import Overloaded
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
+
+# When a caller is answered: once its events are stored ("false"), or once they are
+# searchable too ("wait_for"), in the words of Elasticsearch's `refresh` parameter.
+Refresh = Literal["false", "wait_for"]
+REFRESH_POLICIES: tuple[Refresh, ...] = get_args(Refresh)
 
 
 class BatchingOptions(BaseModel):
@@ -33,7 +44,12 @@ class BatchingOptions(BaseModel):
 class _Ticket:
     events: Sequence[Event]
     future: asyncio.Future[list[EventResult]]
+    refresh: bool = False
     results: list[EventResult] = field(default_factory=list)
+
+    @property
+    def written(self) -> bool:
+        return len(self.results) == len(self.events)
 
 
 class Batcher:
@@ -60,8 +76,11 @@ class Batcher:
         if self._worker is not None:
             await self._worker
 
-    async def submit(self, events: Sequence[Event]) -> list[EventResult]:
-        """Results in the order of `events`, once Elasticsearch has answered for all.
+    async def submit(
+        self, events: Sequence[Event], *, refresh: Refresh = "false"
+    ) -> list[EventResult]:
+        """Results in the order of `events`, once Elasticsearch has answered for all;
+        with `refresh="wait_for"`, once they are searchable too.
 
         Raises `WriteUnavailable` (Elasticsearch down) or `Overloaded` (too much queued).
         """
@@ -74,7 +93,8 @@ class Batcher:
                 f"{self._pending} events are waiting to be written.",
                 hint="Retry after a moment; Elasticsearch is slower than the producers.",
             )
-        ticket = _Ticket(events, asyncio.get_running_loop().create_future())
+        future = asyncio.get_running_loop().create_future()
+        ticket = _Ticket(events, future, refresh=refresh == "wait_for")
         self._queue.append(ticket)
         self._queued_events += len(events)
         self._pending += len(events)
@@ -100,15 +120,24 @@ class Batcher:
                 await asyncio.to_thread(self._write, batch)
             except Exception as err:
                 error = err
+            refresh_error: Exception | None = None
+            if any(ticket.refresh and ticket.written for ticket in batch):
+                try:
+                    await asyncio.to_thread(self._writer.refresh)
+                except Exception as err:
+                    refresh_error = err
             self.batches += 1
             for ticket in batch:
                 self._pending -= len(ticket.events)
                 if ticket.future.done():
                     continue
-                if len(ticket.results) == len(ticket.events):
-                    ticket.future.set_result(ticket.results)
-                else:
+                if not ticket.written:
                     ticket.future.set_exception(error or RuntimeError("no result"))
+                elif ticket.refresh and refresh_error is not None:
+                    # Stored, but maybe not searchable yet: sending them again is harmless.
+                    ticket.future.set_exception(refresh_error)
+                else:
+                    ticket.future.set_result(ticket.results)
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]

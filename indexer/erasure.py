@@ -41,6 +41,13 @@ class ErasureResult(BaseModel):
     passes: int
 
 
+class ErasurePreview(BaseModel):
+    """What an erasure of `scope` would remove now; nothing was changed."""
+
+    scope: Scope
+    events: int
+
+
 def erase(
     client: Elasticsearch,
     alias: str,
@@ -56,10 +63,53 @@ def erase(
     try:
         return _erase(client, alias, scope, page_size, policy, sleep)
     except ApiError as err:
-        raise IndexerError(
-            f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
-            hint="Check the alias and the credentials' privileges, then run it again.",
-        ) from None
+        raise _refused(err) from None
+
+
+def preview_erasure(
+    client: Elasticsearch,
+    alias: str,
+    scope: Scope,
+    *,
+    policy: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ErasurePreview:
+    """How many events `erase` would remove now: the scope's stored events, counted
+    after a refresh (as the erasure does). Deletes nothing and writes no tombstone."""
+    retry = _retrying(policy or RetryPolicy(), sleep)
+    try:
+        _require_alias(client, alias, retry)
+        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
+        response = retry(
+            lambda: client.count(index=alias, routing=scope.routing, query=scope.query()),
+            what="count the scope's events",
+        )
+    except ApiError as err:
+        raise _refused(err) from None
+    return ErasurePreview(scope=scope, events=int(response["count"]))
+
+
+def _refused(err: ApiError) -> IndexerError:
+    return IndexerError(
+        f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
+        hint="Check the alias and the credentials' privileges, then run it again.",
+    )
+
+
+# `call_with_retries` bound to one policy and sleep: retry(func, what="...").
+Retry = Callable[..., Any]
+
+
+def _retrying(policy: RetryPolicy, sleep: Callable[[float], None]) -> Retry:
+    return functools.partial(call_with_retries, policy=policy, sleep=sleep)
+
+
+def _require_alias(client: Elasticsearch, alias: str, retry: Retry) -> None:
+    if not retry(lambda: bool(client.indices.exists_alias(name=alias)), what="find the alias"):
+        raise AliasMissing(
+            f"{alias!r} is not an alias: there is nothing to erase from.",
+            hint="Check --index (or SESSION_RECALL_INDEX).",
+        )
 
 
 def _erase(
@@ -70,35 +120,20 @@ def _erase(
     policy: RetryPolicy,
     sleep: Callable[[float], None],
 ) -> ErasureResult:
-    if not call_with_retries(
-        lambda: bool(client.indices.exists_alias(name=alias)),
-        policy=policy,
-        what="find the alias",
-        sleep=sleep,
-    ):
-        raise AliasMissing(
-            f"{alias!r} is not an alias: there is nothing to erase from.",
-            hint="Check --index (or SESSION_RECALL_INDEX).",
-        )
+    retry = _retrying(policy, sleep)
+    _require_alias(client, alias, retry)
 
     def tombstone(at: Instant) -> Instant:
-        call_with_retries(
+        retry(
             lambda: tombstones.record(client, alias, scope, erased_at=at),
-            policy=policy,
             what="write the tombstone",
-            sleep=sleep,
         )
         return at
 
     covered = tombstone(Instant.now())
     removed = 0
     for passes in range(1, MAX_PASSES + 1):
-        call_with_retries(
-            lambda: client.indices.refresh(index=alias),
-            policy=policy,
-            what="refresh the events",
-            sleep=sleep,
-        )
+        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
         seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
         removed += deleted
         if seen == 0:

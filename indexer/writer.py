@@ -154,6 +154,16 @@ class Writer:
             self._vectors_refused = True
         self._index_checked = True
 
+    def refresh(self) -> None:
+        """Make everything written so far searchable now, rather than within the index's
+        refresh interval (1 s). Raises `WriteUnavailable` when Elasticsearch stays away."""
+        call_with_retries(
+            lambda: self._client.indices.refresh(index=self._alias),
+            policy=self.options.retry,
+            what="refresh the alias",
+            sleep=self._sleep,
+        )
+
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))

@@ -4,8 +4,13 @@ Three searchers, each bound to its scope when built; `search` only chooses what 
 look for and which page:
 
 - `CrossSessionSearcher`: every session of one user (cross_session_search);
-- `ConversationSearcher`: one session of one user (conversation_search);
-- `CrossConversationSearcher`: a contact's recent conversations in one inbox.
+- `ConversationSearcher`: one session of one user (conversation_search); its `read`
+  pages through the whole session;
+- `CrossConversationSearcher`: a contact's recent conversations in one inbox, within
+  one user.
+
+`SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
+last instant, number of events), a page at a time.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
 `next_cursor`. A fourth, `MemorySearcher` (memory_search), answers a natural-language
@@ -62,6 +67,7 @@ from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from session_recall.recall.searchers import Searchers
+from session_recall.recall.session_list import SessionLister, SessionsPage, SessionSummary
 
 __all__ = [
     "DEFAULT_CONTEXT",
@@ -105,6 +111,9 @@ __all__ = [
     "SearchMode",
     "SearchRefused",
     "Searchers",
+    "SessionLister",
+    "SessionSummary",
+    "SessionsPage",
     "TermTooLong",
     "TooManyTerms",
     "load_cursor_key",

@@ -1,4 +1,5 @@
-"""conversation_search: the one session the calling application is in."""
+"""conversation_search: the one session the calling application is in; and reading
+that session whole, a page at a time."""
 
 from typing import Unpack
 
@@ -41,7 +42,17 @@ class ConversationSearcher:
 
         The query is taken whole, commas included, and matched ignoring case.
         """
-        criteria = Criteria((parse_phrase(query),))
+        return self._fetch(Criteria((parse_phrase(query),)), page, cursor)
+
+    def read(self, *, page: int = 0, cursor: str | None = None) -> RecallPage:
+        """Every event of this session, oldest first, a page at a time.
+
+        Not offered to models: the conversation tool only ever calls `search`. A
+        cursor of a search does not carry over to a read, nor the other way round.
+        """
+        return self._fetch(Criteria(()), page, cursor)
+
+    def _fetch(self, criteria: Criteria, page: int, cursor: str | None) -> RecallPage:
         page = clamp_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
         return self._pager.fetch(self._scope, criteria, page=page, state=state)

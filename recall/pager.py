@@ -60,17 +60,22 @@ class PagerOptions(TypedDict, total=False):
     max_result_window: int | None
 
 
+def checked_page_size(page_size: int | None) -> int:
+    """The page size to use: the default when unset, else one within the bounds."""
+    page_size = DEFAULT_PAGE_SIZE if page_size is None else page_size
+    if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InvalidScope(
+            f"page_size={page_size!r} is out of range.",
+            hint=f"Use a page size from 1 to {MAX_PAGE_SIZE}.",
+        )
+    return page_size
+
+
 class Pager:
     def __init__(self, client: Elasticsearch, **options: Unpack[PagerOptions]) -> None:
         alias, cursor_key = options["alias"], options["cursor_key"]
-        page_size = options.get("page_size")
-        page_size = DEFAULT_PAGE_SIZE if page_size is None else page_size
+        page_size = checked_page_size(options.get("page_size"))
         max_result_window = options.get("max_result_window") or DEFAULT_MAX_RESULT_WINDOW
-        if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise InvalidScope(
-                f"page_size={page_size!r} is out of range.",
-                hint=f"Use a page size from 1 to {MAX_PAGE_SIZE}.",
-            )
         if max_result_window <= page_size:
             raise InvalidScope(
                 f"max_result_window={max_result_window} must exceed the page size.",

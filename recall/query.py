@@ -42,7 +42,10 @@ class SortPosition(NamedTuple):
 
 @dataclass(frozen=True)
 class Criteria:
-    """The validated query: its terms, how they combine, and the earliest instant."""
+    """The validated query: its terms, how they combine, and the earliest instant.
+
+    No terms at all: every event of the scope (reading a session, not searching it).
+    """
 
     terms: tuple[str, ...]
     match: MatchMode = "any"
@@ -59,7 +62,8 @@ def search_query(
     as_of: Instant | None = None,
     after: SortPosition | None = None,
 ) -> Body:
-    """The bool query: scope and time in `filter`, one `match_phrase` per term."""
+    """The bool query: scope and time in `filter`, one `match_phrase` per term (none:
+    the filters alone)."""
     clauses = list(filters)
     bounds: dict[str, str] = {}
     if criteria.since is not None:
@@ -70,6 +74,8 @@ def search_query(
         clauses.append({"range": {"timestamp": bounds}})
     if after is not None:
         clauses.append(after_clause(after))
+    if not criteria.terms:
+        return {"bool": {"filter": clauses}}
     phrases = [{"match_phrase": {"text": {"query": term}}} for term in criteria.terms]
     if criteria.match == "all":
         return {"bool": {"filter": clauses, "must": phrases}}

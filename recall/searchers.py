@@ -16,6 +16,7 @@ from session_recall.recall.cross_conversation_settings import CrossConversationS
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
+from session_recall.recall.session_list import SessionLister
 
 
 @dataclass(frozen=True)
@@ -49,18 +50,18 @@ class Searchers:
     def cross_conversation(
         self,
         *,
+        user_id: str,
         contact_id: str,
         inbox_id: str,
         settings: CrossConversationSettings | None = None,
-        user_id: str | None = None,
         page_size: int | None = None,
     ) -> CrossConversationSearcher:
         return CrossConversationSearcher(
             self.client,
+            user_id=user_id,
             contact_id=contact_id,
             inbox_id=inbox_id,
             settings=settings,
-            user_id=user_id,
             **self._shared(page_size),
         )
 
@@ -68,3 +69,6 @@ class Searchers:
         return MemorySearcher(
             self.client, user_id=user_id, alias=self.alias, embedder=self.embedder
         )
+
+    def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:
+        return SessionLister(self.client, alias=self.alias, user_id=user_id, page_size=page_size)

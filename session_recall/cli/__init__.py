@@ -14,6 +14,7 @@ from session_recall.cli.group import RecallGroup
 from session_recall.cli.ingest import ingest_command
 from session_recall.cli.memory import memory_search
 from session_recall.cli.node import node
+from session_recall.cli.reads import sessions, show
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
@@ -112,6 +113,8 @@ main.add_command(search_session)
 main.add_command(search_conversations)
 main.add_command(memory_search)
 main.add_command(embed)
+main.add_command(sessions)
+main.add_command(show)
 main.add_command(tools)
 main.add_command(mcp)
 

@@ -85,9 +85,8 @@ def mcp(
     ]
     if contact and inbox:
         settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
-        # Pinned to --user too: contact and inbox ids may repeat across users (tenants).
         searcher = searchers.cross_conversation(
-            contact_id=contact, inbox_id=inbox, settings=settings, user_id=user
+            user_id=user, contact_id=contact, inbox_id=inbox, settings=settings
         )
         bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
     anyio.run(serve_stdio, build_server(bound))

@@ -8,7 +8,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -26,6 +26,7 @@ from session_recall.tools import render_items
 from session_recall.tools.searchers import searchers_for
 
 Run = Callable[[Searchers], RecallPage]
+T = TypeVar("T")
 
 match_option = click.option(
     "--match", type=click.Choice(["any", "all"]), default="any", show_default=True,
@@ -72,13 +73,22 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
-    if paging.show_query:
+def fetch(app: AppContext, run: Callable[[Searchers], T], *, show_query: bool) -> T | None:
+    """What `run` gets from the searchers; with `show_query`, None, once the requests
+    it would send are printed. Errors go to the group, which maps their kind."""
+    if show_query:
         recorder = QueryRecorder()
         run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
+        return None
+    return run(searchers_for(app.client, app.settings))
+
+
+def run_page(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
+    """Fetch one page and print it in the format asked for."""
+    page = fetch(app, run, show_query=paging.show_query)
+    if page is None:
         return
-    page = run(searchers_for(app.client, app.settings))
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -115,7 +125,7 @@ def search(
             query, match=cast(MatchMode, match), since=since, page=paging.page, cursor=paging.cursor
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)
 
 
 @click.command("search-session")
@@ -144,15 +154,17 @@ def search_session(
         )
         return searcher.search(query, page=paging.page, cursor=paging.cursor)
 
-    _run(app, paging, run, with_session=False)
+    run_page(app, paging, run, with_session=False)
 
 
 @click.command("search-conversations")
+@click.option(
+    "--user",
+    required=True,
+    help="The user (tenant) the contact belongs to; ids repeat across users.",
+)
 @click.option("--contact", required=True, help="The contact (end customer).")
 @click.option("--inbox", required=True, help="The inbox (channel).")
-@click.option(
-    "--user", help="Also pin the search to this user (when contact ids repeat across users)."
-)
 @click.option("--current-session", help="The conversation the agent is in; always searched.")
 @click.option("--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
               help="How recent a conversation's last message must be.")  # fmt: skip
@@ -164,9 +176,9 @@ def search_session(
 @pass_app
 def search_conversations(
     app: AppContext,
+    user: str,
     contact: str,
     inbox: str,
-    user: str | None,
     current_session: str | None,
     lookback_days: int | None,
     enabled: bool,
@@ -174,11 +186,11 @@ def search_conversations(
     paging: Paging,
     query: str,
 ) -> None:
-    """Cross-conversation search: a contact's recent conversations in one inbox.
+    """Cross-conversation search: a contact's recent conversations in one inbox, of one user.
 
     \b
     Example:
-      session-recall search-conversations --contact c-42 --inbox web \\
+      session-recall search-conversations --user acme --contact c-42 --inbox web \\
         --current-session conv-102 --enabled "order 7731"
     """
     if not enabled:
@@ -199,10 +211,10 @@ def search_conversations(
     def run(searchers: Searchers) -> RecallPage:
         settings = CrossConversationSettings.of(enabled=enabled, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
+            user_id=user,
             contact_id=contact,
             inbox_id=inbox,
             settings=settings,
-            user_id=user,
             page_size=paging.page_size,
         )
         return searcher.search(
@@ -213,4 +225,4 @@ def search_conversations(
             cursor=paging.cursor,
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)

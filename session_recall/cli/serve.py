@@ -6,6 +6,7 @@ import ipaddress
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.indexer import REFRESH_POLICIES, Refresh
 
 
 @click.command()
@@ -32,6 +33,12 @@ from session_recall.cli.context import AppContext, pass_app
     "prefer the SESSION_RECALL_TOKEN variable).",
 )  # fmt: skip
 @click.option(
+    "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
+    envvar="SESSION_RECALL_REFRESH",
+    help="When POST /v1/events answers by default: once stored (false; searchable within "
+    "1 s), or once searchable (wait_for). A request's ?refresh= overrides it.",
+)  # fmt: skip
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -39,7 +46,9 @@ from session_recall.cli.context import AppContext, pass_app
     help="The least severe log lines written to stderr (the server's and the app's).",
 )
 @pass_app
-def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
+def serve(
+    app: AppContext, host: str, port: int, token: str | None, refresh: Refresh, log_level: str
+) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
     127.0.0.1 unless told otherwise; starts even when Elasticsearch is down (/readyz
@@ -59,7 +68,7 @@ def serve(app: AppContext, host: str, port: int, token: str | None, log_level: s
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None)
+    web = create_app(app.settings, token=token or None, refresh=refresh)
     # The app's own log lines (a warning from a failed search, a client gone mid-body)
     # go where uvicorn's go, in its format.
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)

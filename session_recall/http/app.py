@@ -30,6 +30,7 @@ from session_recall.http.auth import BearerAuth
 from session_recall.http.errors import json_error
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
+from session_recall.indexer import Refresh
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Services:
 
     settings: Settings
     client: Elasticsearch
+    # The events endpoint's default; a request's `?refresh=` overrides it.
+    refresh: Refresh = "false"
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,10 @@ def default_groups() -> list[GroupFactory]:
     from session_recall.http.erasure import erasure_group
     from session_recall.http.events import events_group
     from session_recall.http.health import health_group
+    from session_recall.http.reads import reads_group
     from session_recall.http.recall import recall_group
 
-    return [health_group, events_group, erasure_group, recall_group]
+    return [health_group, events_group, erasure_group, recall_group, reads_group]
 
 
 def create_app(
@@ -76,14 +80,17 @@ def create_app(
     client: Elasticsearch | None = None,
     groups: Sequence[GroupFactory] | None = None,
     token: SecretStr | str | None = None,
+    refresh: Refresh = "false",
 ) -> Starlette:
     """The sidecar's app. `client` defaults to one made from `settings` (and closed
     at shutdown); `token`, when set, is required as `Authorization: Bearer ...` on
-    every path but the probes and the OpenAPI document."""
+    every path but the probes and the OpenAPI document; `refresh="wait_for"` makes
+    `POST /v1/events` answer once the events are searchable, unless a request says
+    `?refresh=false`."""
     owns_client = client is None
     if client is None:
         client = make_client(settings, max_retries=SERVER_CLIENT_RETRIES)
-    services = Services(settings=settings, client=client)
+    services = Services(settings=settings, client=client, refresh=refresh)
     built = [factory(services) for factory in (default_groups() if groups is None else groups)]
     document = build_document(
         title="session-recall",

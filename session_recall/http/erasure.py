@@ -1,5 +1,5 @@
-"""`DELETE` a user, a session of a user, or a contact in an inbox: every stored event
-of the scope is removed, and a tombstone keeps late retries and replays of them (events
+"""`DELETE` a user, a session of a user, or a contact in an inbox of a user: every
+stored event of the scope is removed, and a tombstone keeps late retries and replays of them (events
 stamped before the erasure) out. The scope's new events are stored as usual."""
 
 import asyncio
@@ -20,7 +20,9 @@ from session_recall.indexer import ErasureResult, Scope, erase
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
     "/v1/users/{user}/sessions/{session}": lambda p: Scope.session(p["user"], p["session"]),
-    "/v1/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(p["contact"], p["inbox"]),
+    "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(
+        p["user"], p["contact"], p["inbox"]
+    ),
 }
 
 

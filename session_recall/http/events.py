@@ -1,4 +1,6 @@
-"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored.
+"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored, or
+with `?refresh=wait_for` once searchable too (without it, within the index's refresh
+interval, 1 s).
 
 200 when every event is stored (indexed or already present); 422 when some were
 refused (the others are stored: see each result), events of an erased scope included
@@ -12,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -24,13 +26,15 @@ from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
-from session_recall.http.query import NoOptions, read_query
+from session_recall.http.query import read_query
 from session_recall.indexer import (
+    REFRESH_POLICIES,
     Batcher,
     BatchingOptions,
     EventLimits,
     EventResult,
     Parsed,
+    Refresh,
     Rejected,
     Status,
     Writer,
@@ -60,6 +64,15 @@ class EventsResponse(BaseModel):
     )
 
 
+class EventsOptions(BaseModel):
+    """`?refresh=wait_for`: answer once the events are searchable (unset: the server's
+    default, `serve --refresh`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    refresh: Refresh | None = None
+
+
 def events_group(
     services: Services,
     *,
@@ -83,9 +96,10 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
-        options = read_query(request, NoOptions)
+        options = read_query(request, EventsOptions)
         if isinstance(options, Response):
             return options
+        refresh = options.refresh or services.refresh
         body = await read_limited(request, max_body_bytes)
         if body is None:
             return json_error(
@@ -110,7 +124,9 @@ def events_group(
         if not items:
             return json_error(400, "The body holds no event.")
         try:
-            stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
+            stored = await batcher.submit(
+                [p.event for p in items if isinstance(p, Parsed)], refresh=refresh
+            )
         except SessionRecallError as err:
             return error_response(err)
         return _answer(items, iter(stored))
@@ -119,6 +135,21 @@ def events_group(
         "/v1/events": {
             "post": {
                 "summary": "Store events; answers once Elasticsearch has them",
+                "parameters": [
+                    {
+                        "name": "refresh",
+                        "in": "query",
+                        "required": False,
+                        "description": "wait_for: answer once the events are searchable "
+                        "(one refresh, shared by the requests written together); false: "
+                        "once stored, searchable within the refresh interval (1 s).",
+                        "schema": {
+                            "type": "string",
+                            "enum": list(REFRESH_POLICIES),
+                            "default": services.refresh,
+                        },
+                    }
+                ],
                 "requestBody": {
                     "required": True,
                     "content": {

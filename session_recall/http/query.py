@@ -33,4 +33,15 @@ def read_query(request: Request, model: type[Options]) -> Options | JSONResponse
                 f"Unknown query parameter {where!r}.",
                 f"This endpoint takes: {taken}.",
             )
-        return json_error(400, f"Query parameter {where!r}: {problem['msg']}.")
+        allowed = _allowed_values(model, where)
+        hint = f"Use {' or '.join(f'{where}={v}' for v in allowed)}." if allowed else None
+        return json_error(400, f"Query parameter {where!r}: {problem['msg']}.", hint)
+
+
+def _allowed_values(model: type[BaseModel], name: str) -> list[str]:
+    """The values a parameter takes, when it takes a fixed few (a Literal)."""
+    schema = model.model_json_schema().get("properties", {}).get(name, {})
+    for option in schema.get("anyOf", [schema]):
+        if "enum" in option:
+            return [str(value) for value in option["enum"]]
+    return []

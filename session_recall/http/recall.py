@@ -28,10 +28,9 @@ from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import read_limited
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
-from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.query import read_query
 from session_recall.recall import (
-    SEARCH_MODES,
     CrossConversationSettings,
     MemorySearchResult,
     RecallPage,
@@ -110,19 +109,13 @@ ENDPOINTS: dict[str, Endpoint] = {
             s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         ),
     ),
-    # Where contact ids are unique only within a user (a tenant, say), the user-scoped
-    # path pins the search to that user as well.
+    # Contact and inbox ids repeat across users (tenants): the user pins this one too.
     "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
         Endpoint(
             "cross_conversation_search",
             CrossConversationOptions,
-            lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
+            lambda s, p, o: _cross_conversation(s, p, o),
         )
-    ),
-    "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": Endpoint(
-        "cross_conversation_search",
-        CrossConversationOptions,
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
     ),
     "/v1/users/{user}/tools/memory_search": Endpoint(
         "memory_search",
@@ -135,11 +128,7 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _cross_conversation(
-    searchers: Searchers,
-    path: dict[str, str],
-    options: CrossConversationOptions,
-    *,
-    user_id: str | None,
+    searchers: Searchers, path: dict[str, str], options: CrossConversationOptions
 ) -> BoundTool:
     settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
@@ -148,7 +137,7 @@ def _cross_conversation(
         contact_id=path["contact"],
         inbox_id=path["inbox"],
         settings=settings,
-        user_id=user_id,
+        user_id=path["user"],
         page_size=options.page_size,
     )
     return cross_conversation_tool(searcher, current_session_id=options.current_session)
@@ -214,12 +203,7 @@ def _failed(options: ToolOptions, err: SessionRecallError) -> Response:
 
 
 def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
-    parameters = path_parameters(path)
-    for option, field in spec.options.model_fields.items():
-        schema = dict(_OPTION_SCHEMAS.get(option, {"type": "string"}))
-        if field.default is not None:  # None: the library's default applies
-            schema["default"] = field.default
-        parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
+    parameters = path_parameters(path) + query_parameters(spec.options, bounds=_BOUNDS)
     tool = TOOLS[spec.tool]
     return {
         "post": {
@@ -263,10 +247,8 @@ def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
     }
 
 
-_OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
-    "format": {"type": "string", "enum": ["tool", "page"]},
-    "page_size": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
-    "enabled": {"type": "boolean"},
-    "lookback_days": {"type": "integer", "minimum": 1, "maximum": MAX_LOOKBACK_DAYS},
-    "mode": {"type": "string", "enum": list(SEARCH_MODES)},
+# Checked by the library, documented here.
+_BOUNDS = {
+    "page_size": {"minimum": 1, "maximum": MAX_PAGE_SIZE},
+    "lookback_days": {"minimum": 1, "maximum": MAX_LOOKBACK_DAYS},
 }

@@ -71,7 +71,8 @@ CROSS_CONVERSATION_SEARCH = ToolSpec(
         "for messages matching the given criteria: use it to recall what the customer said or "
         "was told in earlier conversations. Returns paginated results ordered chronologically."
         + _SYNTAX
-        + " The customer and the inbox are fixed by the application."
+        + " The customer, the inbox and the account they belong to are fixed by the "
+        "application: no argument can select another."
     ),
     arguments=CrossConversationSearchArguments,
 )

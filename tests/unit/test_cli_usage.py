@@ -37,12 +37,51 @@ def test_a_malformed_url_never_shows_its_credentials():
 
 
 @pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["-", "--follow"], "--checkpoint and --follow need a FILE"),
+        (["-", "--checkpoint", "x"], "--checkpoint and --follow need a FILE"),
+        (["no/such/file.ndjson"], "cannot read no/such/file.ndjson"),
+        ([], "Missing argument"),
+    ],
+)
+def test_ingest_usage_errors_exit_2(tmp_path: Path, args: list[str], says: str):
+    _refused(_run("--es-url", NOWHERE, "ingest", *args, home=tmp_path), says)
+
+
+_NO_USER = "Missing option '--user'"
+_INCOMPLETE = "Give --user alone, with --session, or with --contact and --inbox."
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--session", "s"], _NO_USER),
+        (["--contact", "c"], _NO_USER),
+        (["--contact", "c", "--inbox", "i"], _NO_USER),
+        ([], _NO_USER),
+        (["--user", "u", "--inbox", "i"], _INCOMPLETE),
+        (["--user", "u", "--session", "s", "--contact", "c", "--inbox", "i"], _INCOMPLETE),
+    ],
+)
+def test_delete_needs_a_complete_scope(args: list[str], says: str):
+    _refused(_run("--es-url", NOWHERE, "delete", *args), says)
+
+
+def test_a_command_that_passes_its_checks_does_reach_for_the_node():
+    # What every exit 2 here rules out: a request to NOWHERE fails otherwise.
+    result = _run("--es-url", NOWHERE, "delete", "--user", "u")
+    assert result.exit_code == 3, result.output
+    assert "did not answer" in result.output
+
+
+@pytest.mark.parametrize(
     ("args", "option"),
     [
         (["--user", ""], "--user"),
         (["--user", " "], "--user"),
         (["--user", "alice", "--session", ""], "--session"),
-        (["--contact", "c", "--inbox", "  "], "--inbox"),
+        (["--user", "acme", "--contact", "c", "--inbox", "  "], "--inbox"),
         (["--user", "u" * 513], "--user"),
     ],
 )
@@ -66,8 +105,8 @@ def test_a_user_id_past_the_ingest_limit_is_refused_on_search_too(tmp_path: Path
 
 
 def test_a_disabled_cross_conversation_search_without_a_session_says_it_searches_nothing():
-    result = _run("--es-url", NOWHERE, "search-conversations", "--contact", "c-42",
-                  "--inbox", "web", "order")  # fmt: skip
+    result = _run("--es-url", NOWHERE, "search-conversations", "--user", "acme",
+                  "--contact", "c-42", "--inbox", "web", "order")  # fmt: skip
     _refused(result, "disabled", "--enabled")
 
 

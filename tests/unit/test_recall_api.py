@@ -74,9 +74,23 @@ def test_lookback_days_run_from_1_to_365(days):
         CrossConversationSettings(lookback_days=days)
 
 
-def test_a_cross_conversation_searcher_needs_contact_and_inbox():
-    with pytest.raises(InvalidScope, match="inbox_id"):
-        CrossConversationSearcher(CLIENT, alias="a", contact_id="c", inbox_id="", cursor_key=KEY)
+@pytest.mark.parametrize(
+    ("scope", "missing"),
+    [
+        ({"user_id": "u", "contact_id": "c", "inbox_id": ""}, "inbox_id"),
+        ({"user_id": " ", "contact_id": "c", "inbox_id": "i"}, "user_id"),
+    ],
+)
+def test_a_cross_conversation_searcher_needs_user_contact_and_inbox(scope, missing):
+    with pytest.raises(InvalidScope, match=missing):
+        CrossConversationSearcher(CLIENT, alias="a", cursor_key=KEY, **scope)
+
+
+def test_a_cross_conversation_searcher_cannot_be_built_without_a_user():
+    with pytest.raises(TypeError, match="user_id"):
+        CrossConversationSearcher(  # type: ignore[call-arg]
+            CLIENT, alias="a", contact_id="c", inbox_id="i", cursor_key=KEY
+        )
 
 
 def test_items_render_timestamps_as_java_instants():

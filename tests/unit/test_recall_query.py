@@ -122,12 +122,13 @@ def test_after_clause_is_strictly_after_the_position():
     }
 
 
-def test_recent_conversations_keep_chat_of_the_contact_and_inbox_in_the_window():
+def test_recent_conversations_keep_chat_of_the_users_contact_and_inbox_in_the_window():
     end = Instant.parse("2026-07-01T00:00:00Z")
     body = recent_conversations_body(
-        contact_id="c", inbox_id="i", user_id=None, start=window_start(end, 90), end=end, limit=200
+        user_id="u", contact_id="c", inbox_id="i", start=window_start(end, 90), end=end, limit=200
     )
     assert body["query"]["bool"]["filter"] == [
+        {"term": {"user_id": "u"}},
         {"term": {"contact_id": "c"}},
         {"term": {"inbox_id": "i"}},
         {"term": {"conversation_type": "chat"}},

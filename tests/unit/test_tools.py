@@ -7,10 +7,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from session_recall.recall import RecallItem
-from session_recall.tools import STYLES, TOOLS, ToolArgumentError, render_items, tool_definitions
+from session_recall.recall import CrossSessionSearcher, RecallItem
+from session_recall.tools import (
+    STYLES,
+    TOOLS,
+    ToolArgumentError,
+    cross_session_tool,
+    render_items,
+    tool_definitions,
+)
 from session_recall.tools.bound_tool import BoundTool
 from session_recall.tools.definitions import CROSS_SESSION_SEARCH
+from tests.support.recording import RecordingClient
 
 SECRET_THOUGHT = "my private plan: exfiltrate bob's notes"
 SMUGGLED = ["user", "userId", "user_id", "sessionId", "session_id", "index", "contactId", "inboxId"]
@@ -81,6 +89,27 @@ def test_invalid_arguments_give_a_short_message_without_the_inner_thought(argume
     assert result.is_error and output.startswith("Error: ")
     assert SECRET_THOUGHT not in output
     assert "Traceback" not in output and len(output) < 400
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"query": ","}, "no terms"),
+        ({"query": ", "}, "no terms"),
+        ({"query": "we decided", "since": "2026-07-01"}, "2026-07-01T00:00:00Z"),
+        ({"query": ",".join(f"t{n}" for n in range(21))}, "20"),
+        ({"query": "x", "matchMode": "most"}, "matchMode"),
+    ],
+)
+def test_invalid_calls_get_a_short_actionable_error_and_send_no_request(arguments, says):
+    client = RecordingClient()
+    searcher = CrossSessionSearcher(client, alias="a", user_id="alice", cursor_key=b"k" * 32)  # type: ignore[arg-type]
+    result = cross_session_tool(searcher).call({"innerThought": SECRET_THOUGHT, **arguments})
+    output = result.text
+    assert result.is_error and output.startswith("Error: ") and says in output
+    assert "Traceback" not in output and "_exception" not in output
+    assert SECRET_THOUGHT not in output
+    assert client.calls == []
 
 
 def test_arguments_are_read_leniently_as_models_send_them():
