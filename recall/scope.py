@@ -41,7 +41,7 @@ def required(name: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidScope(
             f"{name} must be a non-empty string, not {value!r}.",
-            hint=f"Build the searcher with the {name} of the caller.",
+            hint=f"Pass the {name} the events were stored with.",
         )
     if len(value) > MAX_ID_CHARS:
         raise InvalidScope(
