@@ -7,10 +7,13 @@ refuses or undoes its write) or wrote before the refresh (and the search finds t
 document). Passes repeat until one finds nothing, which also catches documents
 whose sort values tie across pages.
 
-The tombstone covers events stamped up to the erasure's start, so the scope's new
-events are stored again afterwards. When the erasure removes an event stamped later
-than that (a producer's clock ahead of this one), the tombstone is raised to cover
-it before the next pass, so a replay of it cannot bring it back either.
+The rule: an erasure covers the scope's events stamped at or before the instant it
+was requested (`at`, by this host's clock), whenever they were acknowledged. Those are
+removed, and its tombstone, which stays at that instant, refuses them afterwards (late
+retries, replays). Events stamped after it are new: they are kept, even when they were
+acknowledged while the erasure ran, and the scope's later events are stored as usual.
+An event stamped ahead of this host's clock (a producer whose clock runs fast) counts
+as new too: erase again once that instant has passed.
 """
 
 import functools
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from session_recall.core.instant import Instant
 from session_recall.indexer import bulk, tombstones
@@ -41,6 +44,10 @@ class ErasureResult(BaseModel):
     scope: Scope
     removed: int
     passes: int
+    erased_at: Instant = Field(
+        description="The instant the erasure covers: the scope's events stamped at or "
+        "before it were removed and are refused from now on; later ones are kept."
+    )
 
 
 def erase(
@@ -48,15 +55,17 @@ def erase(
     alias: str,
     scope: Scope,
     *,
+    at: Instant | None = None,
     page_size: int = PAGE_SIZE,
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ErasureResult:
-    """Remove every event of `scope` behind `alias` and keep its tombstone, so later
-    arrivals of the same scope (retries, replays) are refused by the writer."""
+    """Remove every event of `scope` behind `alias` stamped at or before `at` (the
+    instant the erasure was requested; now by default) and keep its tombstone, so
+    later arrivals of them (retries, replays) are refused by the writer."""
     policy = policy or RetryPolicy()
     try:
-        return _erase(client, alias, scope, page_size, policy, sleep)
+        return _erase(client, alias, scope, at or Instant.now(), page_size, policy, sleep)
     except ApiError as err:
         raise IndexerError(
             f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
@@ -68,6 +77,7 @@ def _erase(
     client: Elasticsearch,
     alias: str,
     scope: Scope,
+    at: Instant,
     page_size: int,
     policy: RetryPolicy,
     sleep: Callable[[float], None],
@@ -83,16 +93,14 @@ def _erase(
             hint="Check --index (or SESSION_RECALL_INDEX).",
         )
 
-    def tombstone(at: Instant) -> Instant:
-        call_with_retries(
-            lambda: tombstones.record(client, alias, scope, erased_at=at),
-            policy=policy,
-            what="write the tombstone",
-            sleep=sleep,
-        )
-        return at
-
-    covered = tombstone(Instant.now())
+    call_with_retries(
+        lambda: tombstones.record(client, alias, scope, erased_at=at),
+        policy=policy,
+        what="write the tombstone",
+        sleep=sleep,
+    )
+    covered = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
+    query = {"bool": {"filter": [scope.query(), covered]}}
     removed = 0
     for passes in range(1, MAX_PASSES + 1):
         call_with_retries(
@@ -101,13 +109,10 @@ def _erase(
             what="refresh the events",
             sleep=sleep,
         )
-        seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
+        seen, deleted = _pass(client, alias, scope.routing, query, page_size, policy, sleep)
         removed += deleted
         if seen == 0:
-            return ErasureResult(scope=scope, removed=removed, passes=passes)
-        if latest > covered.nanos:
-            # Before the next pass, which removes what was stored meanwhile in that span.
-            covered = tombstone(Instant(latest))
+            return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
     raise ErasureIncomplete(
         f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
         hint="Run the same delete again; the tombstone is in place.",
@@ -117,20 +122,21 @@ def _erase(
 def _pass(
     client: Elasticsearch,
     alias: str,
-    scope: Scope,
+    routing: str | None,
+    query: dict[str, Any],
     page_size: int,
     policy: RetryPolicy,
     sleep: Callable[[float], None],
-) -> tuple[int, int, int]:
-    """(documents seen, documents deleted, latest timestamp seen in nanoseconds)."""
-    seen = deleted = latest = 0
+) -> tuple[int, int]:
+    """(documents seen, documents deleted)."""
+    seen = deleted = 0
     after: list[Any] | None = None
     while True:
         page = functools.partial(
             client.search,
             index=alias,
-            routing=scope.routing,
-            query=scope.query(),
+            routing=routing,
+            query=query,
             sort=_SORT,
             size=page_size,
             source=False,
@@ -140,7 +146,7 @@ def _pass(
         response = call_with_retries(page, policy=policy, what="search the scope", sleep=sleep)
         hits = response.body["hits"]["hits"]
         if not hits:
-            return seen, deleted, latest
+            return seen, deleted
         seen += len(hits)
         actions: list[bulk.Action] = [
             ({"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}}, None)
@@ -149,4 +155,3 @@ def _pass(
         responses = bulk.send(client, actions, policy=policy, stats=BulkStats(), sleep=sleep)
         deleted += sum(1 for r in responses if r.result == "deleted")
         after = hits[-1]["sort"]
-        latest = max(latest, int(after[0]))  # date_nanos sorts on epoch nanoseconds

@@ -1,6 +1,7 @@
 """`DELETE` a user, a session of a user, or a contact in an inbox: every stored event
-of the scope is removed, and a tombstone keeps late retries and replays of them (events
-stamped before the erasure) out. The scope's new events are stored as usual."""
+of the scope stamped at or before the instant the request arrived is removed, and a
+tombstone keeps late retries and replays of them out. Events stamped after that
+instant are kept, even those acknowledged while the erasure runs."""
 
 import asyncio
 from typing import Any
@@ -11,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
+from session_recall.core.instant import Instant
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
@@ -26,13 +28,14 @@ ROUTES = {
 def erasure_group(services: Services) -> RouteGroup:
     def endpoint(make_scope: Any) -> Any:
         async def delete(request: Request) -> Response:
+            requested = Instant.now()  # the rule's instant: before any waiting
             try:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
                 return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
             try:
                 result = await asyncio.to_thread(
-                    erase, services.client, services.settings.index, scope
+                    erase, services.client, services.settings.index, scope, at=requested
                 )
             except SessionRecallError as err:
                 return error_response(err)
@@ -52,9 +55,11 @@ def erasure_group(services: Services) -> RouteGroup:
 
 _OPERATION: dict[str, Any] = {
     "summary": "Remove every event of the scope and refuse replays of them",
-    "description": "A tombstone refuses the scope's events stamped at or before the "
-    "erasure (late retries, replays) with the reason `scope erased`; events stamped "
-    "after it are stored.",
+    "description": "Removes the scope's events stamped at or before the instant the "
+    "request arrived (`erased_at` in the answer), whenever they were acknowledged; a "
+    "tombstone then refuses them (late retries, replays) with the reason `scope erased`. "
+    "Events stamped after that instant are kept, even those acknowledged while the "
+    "erasure runs.",
     "responses": {
         "200": {
             "description": "Removed; `removed` counts the events deleted",
