@@ -1,10 +1,14 @@
 """The local node launcher, on dedicated nodes of the test's own."""
 
+import os
+import signal
+
 import pytest
 from click.testing import CliRunner
 from elasticsearch import Elasticsearch
 
 from session_recall.cli import main
+from session_recall.node import wait_until
 from session_recall.node.local_node import group_members
 from tests.support.elasticsearch import DedicatedNodes, home_for_tests
 
@@ -55,3 +59,17 @@ def test_status_exit_code_follows_the_node(dedicated_nodes: DedicatedNodes):
 
     assert runner.invoke(main, [*args, "stop", "--name", node.name]).exit_code == 0
     assert runner.invoke(main, [*args, "status", "--name", node.name]).exit_code == 1
+
+
+def test_a_node_killed_and_started_again_keeps_its_url(dedicated_nodes: DedicatedNodes):
+    node = dedicated_nodes.node("crash")
+    first = node.start()
+    os.killpg(first.pgid, signal.SIGKILL)  # a crash: no clean shutdown, state left behind
+    assert wait_until(lambda: group_members(first.pgid) == [], timeout=60)
+    assert node.status() is None
+
+    second = node.start()
+
+    assert second.pgid != first.pgid
+    assert second.url == first.url, "a configured ELASTICSEARCH_URL would no longer reach it"
+    assert Elasticsearch(second.url).cluster.health()["status"] in ("green", "yellow")
