@@ -1,12 +1,13 @@
 """`session-recall ingest FILE|-`: NDJSON events into Elasticsearch."""
 
 import contextlib
+import functools
 import itertools
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -21,7 +22,13 @@ from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.errors import WriteUnavailable
-from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
+from session_recall.indexer.lines import (
+    DEFAULT_ROTATION_QUIET_S,
+    Line,
+    follow_file,
+    read_finished_file,
+    read_stream,
+)
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 
@@ -33,6 +40,12 @@ DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
     help="Resume from, and save progress to, this file (a byte offset).",
 )  # fmt: skip
 @click.option("--follow", is_flag=True, help="Keep reading as FILE grows; survives rotation.")
+@click.option(
+    "--rotation-quiet", type=click.FloatRange(0), default=DEFAULT_ROTATION_QUIET_S,
+    show_default=True, envvar="SESSION_RECALL_ROTATION_QUIET", metavar="SECONDS",
+    help="With --follow: after FILE is rotated, read the renamed file until nothing was "
+    "added to it for this long, then go on with the new FILE.",
+)  # fmt: skip
 @click.option(
     "--dead-letter", type=click.Path(dir_okay=False, path_type=Path),
     default=DEFAULT_DEAD_LETTER, show_default=True,
@@ -73,6 +86,7 @@ def ingest_command(
     source: str,
     checkpoint: Path | None,
     follow: bool,
+    rotation_quiet: float,
     dead_letter: Path,
     chunk_size: int,
     chunk_bytes: int,
@@ -101,7 +115,10 @@ def ingest_command(
         retry=RetryPolicy(max_attempts=max_attempts),
     )
     stop = threading.Event()
-    with _input(source, checkpoint, dead_letter, follow, stop) as (lines, start, total):
+    tail = (
+        functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet) if follow else None
+    )
+    with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         with progress_reporter(total=total, start=start.offset) as report, stopping:
@@ -146,9 +163,13 @@ def _finish(summary: IngestSummary) -> None:
         sys.exit(1)
 
 
+# `follow_file` with its stop event and rotation settings bound: (path, start, rotated).
+Tail = Callable[..., Iterator[Line | Flush]]
+
+
 @contextmanager
 def _input(
-    source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
+    source: str, checkpoint: Path | None, dead_letter: Path, tail: Tail | None
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
         yield read_stream(sys.stdin.buffer), Position(), None
@@ -173,6 +194,9 @@ def _input(
             click.echo(
                 f"{source} was rotated since the checkpoint: finishing {rotated} first.", err=True
             )
+            if tail is not None:  # its writer may still append to it: wait until quiet
+                yield tail(path, start=saved.offset, rotated=rotated), saved, None
+                return
             head = read_finished_file(rotated, start=saved.offset, inode=saved.inode)
             start, offset, total = saved, 0, None  # offsets span two files: no bar total
         else:
@@ -183,8 +207,8 @@ def _input(
                     err=True,
                 )
             start = Position(offset=offset, inode=stat.st_ino)
-        if follow:
-            yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
+        if tail is not None:
+            yield tail(path, start=offset), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)
