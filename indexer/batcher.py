@@ -1,20 +1,27 @@
 """Merges concurrent requests into shared bulk writes, for an asyncio server.
 
 Each request hands over its events and awaits its own results. One worker takes
-everything queued (up to a bound), writes it in a thread with the synchronous
-`Writer`, and answers every request. While a write is in flight new requests pile
-up, so batches grow with load on their own; a lone event waits at most `linger`.
+everything queued (up to a bound), writes it with the synchronous `Writer` in a thread
+of its own (never the event loop's default pool, which slow reads could fill), and
+answers every request. While a write is in flight new requests pile up, so batches
+grow with load on their own; a lone event waits at most `linger`.
+
+With a `deadline`, a request that is not answered in time gets `WriteUnavailable`, and
+the batch writing it gives up at the earliest deadline among its requests: a hung
+node costs a caller one deadline, never retries times request timeouts.
 """
 
 import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from session_recall.indexer.errors import Overloaded
+from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.errors import IndexerError, Overloaded, WriteUnavailable
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
@@ -27,12 +34,15 @@ class BatchingOptions(BaseModel):
     # Beyond this many waiting events, new requests get a 503 rather than a queue
     # that grows until the process runs out of memory.
     max_pending_events: int = Field(default=100_000, ge=1)
+    # Seconds a request waits for its results; None waits as long as the writer tries.
+    deadline: float | None = Field(default=None, gt=0)
 
 
 @dataclass
 class _Ticket:
     events: Sequence[Event]
     future: asyncio.Future[list[EventResult]]
+    deadline: Deadline | None
     results: list[EventResult] = field(default_factory=list)
 
 
@@ -47,9 +57,16 @@ class Batcher:
         self._full = asyncio.Event()
         self._closing = False
         self._worker: asyncio.Task[None] | None = None
+        self._thread: ThreadPoolExecutor | None = None
         self.batches = 0  # bulk batches written so far, for tests and metrics
 
+    @property
+    def pending(self) -> int:
+        """Events queued or being written."""
+        return self._pending
+
     async def __aenter__(self) -> "Batcher":
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batcher")
         self._worker = asyncio.create_task(self._run())
         return self
 
@@ -59,22 +76,37 @@ class Batcher:
         self._arrived.set()
         if self._worker is not None:
             await self._worker
+        if self._thread is not None:
+            self._thread.shutdown(wait=False)
 
     async def submit(self, events: Sequence[Event]) -> list[EventResult]:
         """Results in the order of `events`, once Elasticsearch has answered for all.
 
-        Raises `WriteUnavailable` (Elasticsearch down) or `Overloaded` (too much queued).
+        Raises `WriteUnavailable` (Elasticsearch down, or the deadline passed) or
+        `Overloaded` (too much queued). A request of more than `max_pending_events`
+        could never be taken: the caller must split it (`IndexerError`).
         """
         if not events:
             return []
+        limit = self.options.max_pending_events
+        if len(events) > limit:
+            raise IndexerError(
+                f"{len(events)} events in one request is more than the {limit} this "
+                "sidecar can hold at once.",
+                hint=f"Send at most {limit} events per request.",
+            )
         if self._closing:
             raise Overloaded("The sidecar is shutting down.", hint="Retry in a moment.")
-        if self._pending + len(events) > self.options.max_pending_events:
+        if self._pending + len(events) > limit:
             raise Overloaded(
-                f"{self._pending} events are waiting to be written.",
-                hint="Retry after a moment; Elasticsearch is slower than the producers.",
+                f"Elasticsearch is writing more slowly than events arrive: {self._pending} "
+                f"events are already waiting to be written, and {len(events)} more would "
+                f"pass the limit of {limit}.",
+                hint="Send the same request again after Retry-After.",
             )
-        ticket = _Ticket(events, asyncio.get_running_loop().create_future())
+        seconds = self.options.deadline
+        deadline = None if seconds is None else Deadline.after(seconds)
+        ticket = _Ticket(events, asyncio.get_running_loop().create_future(), deadline)
         self._queue.append(ticket)
         self._queued_events += len(events)
         self._pending += len(events)
@@ -82,7 +114,12 @@ class Batcher:
         if self._queued_events >= self.options.max_batch_events:
             self._full.set()
         # Shielded: a client that hangs up must not cancel the answer others share.
-        return await asyncio.shield(ticket.future)
+        if deadline is None:
+            return await asyncio.shield(ticket.future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(ticket.future), deadline.remaining())
+        except TimeoutError:
+            raise _past_deadline(deadline) from None
 
     async def _run(self) -> None:
         while self._queue or not self._closing:
@@ -97,7 +134,8 @@ class Batcher:
             batch = self._take()
             error: Exception | None = None
             try:
-                await asyncio.to_thread(self._write, batch)
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._thread, self._write, batch)
             except Exception as err:
                 error = err
             self.batches += 1
@@ -107,8 +145,8 @@ class Batcher:
                     continue
                 if len(ticket.results) == len(ticket.events):
                     ticket.future.set_result(ticket.results)
-                else:
-                    ticket.future.set_exception(error or RuntimeError("no result"))
+                else:  # failed, or its deadline passed before it was written
+                    ticket.future.set_exception(error or _past_deadline(ticket.deadline))
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]
@@ -123,9 +161,22 @@ class Batcher:
         return batch
 
     def _write(self, batch: list[_Ticket]) -> None:
-        """Runs in a worker thread; fills each ticket's results as chunks come back."""
+        """Runs in the batcher's thread; fills each ticket's results as chunks come back.
+        Requests whose caller stopped waiting (deadline passed) are not written."""
+        live = [t for t in batch if t.deadline is None or t.deadline.allows()]
         submissions = (
-            Submission(event, token=ticket) for ticket in batch for event in ticket.events
+            Submission(event, token=ticket) for ticket in live for event in ticket.events
         )
-        for written in self._writer.write(submissions):
+        deadlines = [t.deadline for t in live if t.deadline is not None]
+        earliest = min(deadlines, key=lambda d: d.at) if deadlines else None
+        for written in self._writer.write(submissions, deadline=earliest):
             written.submission.token.results.append(written.result)
+
+
+def _past_deadline(deadline: Deadline | None) -> WriteUnavailable:
+    seconds = f"{deadline.seconds:g} s " if deadline is not None else ""
+    return WriteUnavailable(
+        f"Elasticsearch did not store the events within the {seconds}deadline; some of "
+        "them may be stored.",
+        hint="Send the same request again after Retry-After (it is idempotent).",
+    )

@@ -19,7 +19,8 @@ as new too: erase again once that instant has passed.
 import functools
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from elasticsearch import ApiError, Elasticsearch
 from pydantic import BaseModel, Field
@@ -27,9 +28,12 @@ from pydantic import BaseModel, Field
 from session_recall.core.instant import Instant
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.scope import Scope
+
+T = TypeVar("T")
 
 PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
@@ -59,13 +63,17 @@ def erase(
     page_size: int = PAGE_SIZE,
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
 ) -> ErasureResult:
     """Remove every event of `scope` behind `alias` stamped at or before `at` (the
     instant the erasure was requested; now by default) and keep its tombstone, so
-    later arrivals of them (retries, replays) are refused by the writer."""
-    policy = policy or RetryPolicy()
+    later arrivals of them (retries, replays) are refused by the writer.
+
+    With a `deadline`, it stops there with `WriteUnavailable`: what it removed stays
+    removed and the tombstone is in place, so running it again finishes the work."""
+    erasure = _Erasure(client, alias, policy or RetryPolicy(), sleep, deadline)
     try:
-        return _erase(client, alias, scope, at or Instant.now(), page_size, policy, sleep)
+        return erasure.run(scope, at or Instant.now(), page_size)
     except ApiError as err:
         raise IndexerError(
             f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
@@ -73,85 +81,97 @@ def erase(
         ) from None
 
 
-def _erase(
-    client: Elasticsearch,
-    alias: str,
-    scope: Scope,
-    at: Instant,
-    page_size: int,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> ErasureResult:
-    if not call_with_retries(
-        lambda: bool(client.indices.exists_alias(name=alias)),
-        policy=policy,
-        what="find the alias",
-        sleep=sleep,
-    ):
-        raise AliasMissing(
-            f"{alias!r} is not an alias: there is nothing to erase from.",
-            hint="Check --index (or SESSION_RECALL_INDEX).",
+@dataclass(frozen=True)
+class _Erasure:
+    client: Elasticsearch
+    alias: str
+    policy: RetryPolicy
+    sleep: Callable[[float], None]
+    deadline: Deadline | None
+
+    def run(self, scope: Scope, at: Instant, page_size: int) -> ErasureResult:
+        alias = self.alias
+        if not self._retry(lambda es: bool(es.indices.exists_alias(name=alias)), "find the alias"):
+            raise AliasMissing(
+                f"{alias!r} is not an alias: there is nothing to erase from.",
+                hint="Check --index (or SESSION_RECALL_INDEX).",
+            )
+        self._retry(
+            lambda es: tombstones.record(es, alias, scope, erased_at=at), "write the tombstone"
+        )
+        covered = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
+        query = {"bool": {"filter": [scope.query(), covered]}}
+        removed = 0
+        for passes in range(1, MAX_PASSES + 1):
+            self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
+            seen, deleted = self._pass(scope.routing, query, page_size)
+            removed += deleted
+            if seen == 0:
+                return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
+        raise ErasureIncomplete(
+            f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
+            hint="Run the same delete again; the tombstone is in place.",
         )
 
-    call_with_retries(
-        lambda: tombstones.record(client, alias, scope, erased_at=at),
-        policy=policy,
-        what="write the tombstone",
-        sleep=sleep,
-    )
-    covered = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
-    query = {"bool": {"filter": [scope.query(), covered]}}
-    removed = 0
-    for passes in range(1, MAX_PASSES + 1):
-        call_with_retries(
-            lambda: client.indices.refresh(index=alias),
-            policy=policy,
-            what="refresh the events",
-            sleep=sleep,
+    def _pass(self, routing: str | None, query: dict[str, Any], page_size: int) -> tuple[int, int]:
+        """(documents seen, documents deleted)."""
+        seen = deleted = 0
+        after: list[Any] | None = None
+        page = functools.partial(
+            _search_page, alias=self.alias, routing=routing, query=query, size=page_size
         )
-        seen, deleted = _pass(client, alias, scope.routing, query, page_size, policy, sleep)
-        removed += deleted
-        if seen == 0:
-            return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
-    raise ErasureIncomplete(
-        f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
-        hint="Run the same delete again; the tombstone is in place.",
-    )
+        while True:
+            hits = self._retry(functools.partial(page, after=after), "search the scope")
+            if not hits:
+                return seen, deleted
+            seen += len(hits)
+            actions: list[bulk.Action] = [
+                (
+                    {"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}},
+                    None,
+                )
+                for h in hits
+            ]
+            responses = bulk.send(
+                self.client,
+                actions,
+                policy=self.policy,
+                stats=BulkStats(),
+                sleep=self.sleep,
+                deadline=self.deadline,
+            )
+            deleted += sum(1 for r in responses if r.result == "deleted")
+            after = hits[-1]["sort"]
+
+    def _retry(self, func: Callable[[Elasticsearch], T], what: str) -> T:
+        """`func(client)`, retried; each attempt's client bounded by the deadline."""
+        return call_with_retries(
+            lambda: func(bounded(self.client, self.deadline)),
+            policy=self.policy,
+            what=what,
+            sleep=self.sleep,
+            deadline=self.deadline,
+        )
 
 
-def _pass(
+def _search_page(
     client: Elasticsearch,
+    *,
     alias: str,
     routing: str | None,
     query: dict[str, Any],
-    page_size: int,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> tuple[int, int]:
-    """(documents seen, documents deleted)."""
-    seen = deleted = 0
-    after: list[Any] | None = None
-    while True:
-        page = functools.partial(
-            client.search,
-            index=alias,
-            routing=routing,
-            query=query,
-            sort=_SORT,
-            size=page_size,
-            source=False,
-            track_total_hits=False,
-            search_after=after,
-        )
-        response = call_with_retries(page, policy=policy, what="search the scope", sleep=sleep)
-        hits = response.body["hits"]["hits"]
-        if not hits:
-            return seen, deleted
-        seen += len(hits)
-        actions: list[bulk.Action] = [
-            ({"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}}, None)
-            for h in hits
-        ]
-        responses = bulk.send(client, actions, policy=policy, stats=BulkStats(), sleep=sleep)
-        deleted += sum(1 for r in responses if r.result == "deleted")
-        after = hits[-1]["sort"]
+    size: int,
+    after: list[Any] | None,
+) -> list[dict[str, Any]]:
+    response = client.search(
+        index=alias,
+        routing=routing,
+        query=query,
+        sort=_SORT,
+        size=size,
+        source=False,
+        track_total_hits=False,
+        search_after=after,
+    )
+    hits: list[dict[str, Any]] = response.body["hits"]["hits"]
+    return hits

@@ -26,6 +26,7 @@ class ConversationSearcher:
         cursor_key: bytes,
         page_size: int = 10,
         max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        search_timeout: float | None = None,
     ) -> None:
         user_id = required("user_id", user_id)
         session_id = required("session_id", session_id)
@@ -40,6 +41,7 @@ class ConversationSearcher:
             page_size=page_size,
             cursor_key=cursor_key,
             max_result_window=max_result_window,
+            search_timeout=search_timeout,
         )
 
     def search(self, query: str, *, page: int = 0, cursor: str | None = None) -> RecallPage:

@@ -68,6 +68,7 @@ class CrossConversationSearcher:
         page_size: int = 10,
         now: Callable[[], Instant] = Instant.now,
         max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        search_timeout: float | None = None,
     ) -> None:
         self._client = client
         self._alias = alias
@@ -86,6 +87,7 @@ class CrossConversationSearcher:
             page_size=page_size,
             cursor_key=cursor_key,
             max_result_window=max_result_window,
+            search_timeout=search_timeout,
         )
 
     def search(
@@ -142,5 +144,9 @@ class CrossConversationSearcher:
             limit=self._settings.max_conversations,
         )
         return recent_conversations(
-            self._client, alias=self._alias, body=body, routing=self._user_id
+            self._client,
+            alias=self._alias,
+            body=body,
+            routing=self._user_id,
+            timeout=self._pager.search_timeout,
         )

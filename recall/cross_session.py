@@ -32,6 +32,7 @@ class CrossSessionSearcher:
         cursor_key: bytes,
         page_size: int = 10,
         max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        search_timeout: float | None = None,
     ) -> None:
         user_id = required("user_id", user_id)
         self._scope = Scope(
@@ -45,6 +46,7 @@ class CrossSessionSearcher:
             page_size=page_size,
             cursor_key=cursor_key,
             max_result_window=max_result_window,
+            search_timeout=search_timeout,
         )
 
     def search(

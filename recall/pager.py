@@ -56,6 +56,7 @@ class Pager:
         page_size: int,
         cursor_key: bytes,
         max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
+        search_timeout: float | None = None,
     ) -> None:
         if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
             raise InvalidScope(
@@ -72,6 +73,7 @@ class Pager:
         self.page_size = page_size
         self._window = max_result_window
         self._codec = CursorCodec(cursor_key)
+        self.search_timeout = search_timeout
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -148,12 +150,18 @@ class Pager:
                 latest_body(search_query(filters, criteria)),
             ],
             routing=routing,
+            timeout=self.search_timeout,
         )
         return response, latest
 
     def _search(self, body: Body, routing: str | None, filter_path: str | None = None) -> Body:
         return transport.search(
-            self._client, alias=self._alias, body=body, routing=routing, filter_path=filter_path
+            self._client,
+            alias=self._alias,
+            body=body,
+            routing=routing,
+            filter_path=filter_path,
+            timeout=self.search_timeout,
         )
 
 

@@ -1,10 +1,34 @@
 """`session-recall serve`: the HTTP sidecar."""
 
 import ipaddress
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.http.limits import ServeLimits, envvar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def limit_options(func: F) -> F:
+    """A flag per field of `ServeLimits` (`--write-deadline`), each with its variable
+    (`SESSION_RECALL_WRITE_DEADLINE`), default and help from the model."""
+    for name, field in reversed(ServeLimits.model_fields.items()):
+        kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
+        func = click.option(
+            f"--{name.replace('_', '-')}",
+            name,
+            type=kind,
+            default=field.default,
+            show_default=True,
+            envvar=envvar(name),
+            show_envvar=True,
+            help=field.description,
+        )(func)
+    return func
 
 
 @click.command()
@@ -34,21 +58,29 @@ from session_recall.cli.context import AppContext, pass_app, reports_errors
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
 )
+@limit_options
 @pass_app
 @reports_errors
-def serve(app: AppContext, host: str, port: int, token: str | None, log_level: str) -> None:
+def serve(
+    app: AppContext, host: str, port: int, token: str | None, log_level: str, **limits: Any
+) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
     127.0.0.1 unless told otherwise; starts even when Elasticsearch is down (/readyz
-    says so).
+    says so). Every answer comes within a deadline, and what clients may hold
+    (connections, bodies, events) is bounded: see the options below.
 
     \b
     Example:
       SESSION_RECALL_TOKEN=... session-recall serve --port 8080
     """
-    import uvicorn
-
     from session_recall.http import create_app
+    from session_recall.http.server import run
+
+    try:
+        bounds = ServeLimits(**limits)
+    except ValidationError as err:
+        raise click.UsageError(str(err.errors()[0]["msg"])) from None
 
     if not token and not _is_loopback(host):
         click.echo(
@@ -56,8 +88,8 @@ def serve(app: AppContext, host: str, port: int, token: str | None, log_level: s
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None)
-    uvicorn.run(web, host=host, port=port, log_level=log_level, server_header=False)
+    web = create_app(app.settings, token=token or None, limits=bounds)
+    run(web, host=host, port=port, limits=bounds, log_level=log_level)
 
 
 def _is_loopback(host: str) -> bool:

@@ -22,16 +22,23 @@ from session_recall import __version__
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
+from session_recall.http.bodies import InflightBytes
+from session_recall.http.lanes import Lanes
+from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
 
 
 @dataclass(frozen=True)
 class Services:
-    """What every route group may use."""
+    """What every route group may use. `client` writes events (from the batcher's own
+    thread); everything else runs in a lane of `lanes`, with its own client."""
 
     settings: Settings
     client: Elasticsearch
+    limits: ServeLimits
+    lanes: Lanes
+    bodies: InflightBytes
 
 
 @dataclass(frozen=True)
@@ -48,9 +55,6 @@ class RouteGroup:
 GroupFactory = Callable[[Services], RouteGroup]
 
 OPENAPI_PATH = "/openapi.json"
-# The client's own retries stack on the writer's; one is enough for a server that
-# must answer 503 quickly when Elasticsearch is gone.
-SERVER_CLIENT_RETRIES = 1
 
 
 def default_groups() -> list[GroupFactory]:
@@ -66,16 +70,32 @@ def create_app(
     settings: Settings,
     *,
     client: Elasticsearch | None = None,
+    read_client: Elasticsearch | None = None,
     groups: Sequence[GroupFactory] | None = None,
     token: SecretStr | str | None = None,
+    limits: ServeLimits | None = None,
 ) -> Starlette:
-    """The sidecar's app. `client` defaults to one made from `settings` (and closed
-    at shutdown); `token`, when set, is required as `Authorization: Bearer ...` on
-    every path but the probes and the OpenAPI document."""
+    """The sidecar's app. Without `client`, each lane and the writes get a client of
+    their own, made from `settings` (and closed at shutdown); with one (tests), they
+    share it, and `read_client`, when given, runs the searches. `token`, when set, is
+    required as `Authorization: Bearer ...` on every path but the probes and the
+    OpenAPI document."""
+    limits = limits or ServeLimits()
     owns_client = client is None
     if client is None:
-        client = make_client(settings, max_retries=SERVER_CLIENT_RETRIES)
-    services = Services(settings=settings, client=client)
+        # The writer retries within the write deadline; the client's own retries would
+        # multiply it, so it has none, and no request outlives the deadline.
+        client = make_client(settings, max_retries=0, request_timeout=limits.write_deadline)
+    lanes = Lanes.build(
+        settings, limits, shared=None if owns_client else client, read_client=read_client
+    )
+    services = Services(
+        settings=settings,
+        client=client,
+        limits=limits,
+        lanes=lanes,
+        bodies=InflightBytes(limits.max_inflight_bytes),
+    )
     built = [factory(services) for factory in (default_groups() if groups is None else groups)]
     document = build_document(
         title="session-recall",
@@ -93,6 +113,7 @@ def create_app(
         async with contextlib.AsyncExitStack() as stack:
             if owns_client:
                 stack.callback(client.close)
+            stack.callback(lanes.close)
             for group in built:
                 if group.lifespan is not None:
                     await stack.enter_async_context(group.lifespan())

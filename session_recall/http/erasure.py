@@ -3,7 +3,6 @@ of the scope stamped at or before the instant the request arrived is removed, an
 tombstone keeps late retries and replays of them out. Events stamped after that
 instant are kept, even those acknowledged while the erasure runs."""
 
-import asyncio
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,6 +16,7 @@ from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.indexer import ErasureResult, Scope, erase
+from session_recall.indexer.deadline import Deadline
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
@@ -26,6 +26,8 @@ ROUTES = {
 
 
 def erasure_group(services: Services) -> RouteGroup:
+    lane, alias = services.lanes.erasures, services.settings.index
+
     def endpoint(make_scope: Any) -> Any:
         async def delete(request: Request) -> Response:
             requested = Instant.now()  # the rule's instant: before any waiting
@@ -33,9 +35,11 @@ def erasure_group(services: Services) -> RouteGroup:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
                 return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
+            deadline = Deadline.after(lane.deadline)
             try:
-                result = await asyncio.to_thread(
-                    erase, services.client, services.settings.index, scope, at=requested
+                result = await lane.run(
+                    lambda: erase(lane.client, alias, scope, at=requested, deadline=deadline),
+                    what=f"erase {scope.describe()}",
                 )
             except SessionRecallError as err:
                 return error_response(err)
@@ -65,6 +69,10 @@ _OPERATION: dict[str, Any] = {
             "description": "Removed; `removed` counts the events deleted",
             "content": {"application/json": {"schema": ref(ErasureResult)}},
         },
-        "503": {"description": "Elasticsearch unavailable; retry (erasing is idempotent)"},
+        "503": {
+            "description": "Elasticsearch unavailable, or the erasure did not finish within "
+            "the write deadline (what it removed stays removed); retry after Retry-After "
+            "(erasing is idempotent)"
+        },
     },
 }

@@ -11,7 +11,6 @@ them. The answer is the tool output a model reads (`text/plain`), or with
          ?current_session=S&enabled=true&lookback_days=90
 """
 
-import asyncio
 import json
 from collections.abc import Callable
 from typing import Any, Literal
@@ -23,7 +22,7 @@ from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.bodies import read_limited
+from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import bad_request, error_response
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
@@ -101,7 +100,12 @@ def _cross_conversation(
 
 
 def recall_group(services: Services) -> RouteGroup:
-    searchers = Searchers.from_settings(services.client, services.settings)
+    lane, limits = services.lanes.reads, services.limits
+    # Elasticsearch stops a search at the read deadline too, rather than running on
+    # for a caller that was answered 503.
+    searchers = Searchers.from_settings(
+        lane.client, services.settings, search_timeout=limits.read_deadline
+    )
 
     def endpoint(bind: Binder) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
@@ -111,18 +115,27 @@ def recall_group(services: Services) -> RouteGroup:
                 problem = err.errors(include_input=False)[0]
                 where = ".".join(str(p) for p in problem["loc"])
                 return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
-            body = await read_limited(request, MAX_BODY_BYTES)
-            if body is None:
-                return bad_request(413, f"The body is over {MAX_BODY_BYTES} bytes.")
             try:
-                arguments = json.loads(body or b"null")
+                async with read_body(
+                    request,
+                    limit=MAX_BODY_BYTES,
+                    budget=services.bodies,
+                    timeout=limits.body_timeout,
+                    room_wait=limits.read_deadline,
+                    smaller="Send only the tool arguments.",
+                ) as body:
+                    arguments = json.loads(body or b"null")
+            except BodyRefused as refused:
+                return refused.response()
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):
                 return _refused(options, "The body must be a JSON object of tool arguments.")
             try:
                 tool = bind(searchers, request.path_params, options)
-                page = await asyncio.to_thread(tool.run, arguments, cursor=options.cursor)
+                page = await lane.run(
+                    lambda: tool.run(arguments, cursor=options.cursor), what="answer the search"
+                )
             except SearchRefused as err:
                 return error_response(err)
             except (ToolArgumentError, RecallError) as err:

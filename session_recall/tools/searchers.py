@@ -22,10 +22,19 @@ class Searchers:
     client: Elasticsearch
     alias: str
     cursor_key: bytes
+    # Seconds Elasticsearch may spend on each search; None: no limit.
+    search_timeout: float | None = None
 
     @classmethod
-    def from_settings(cls, client: Elasticsearch, settings: Settings) -> "Searchers":
-        return cls(client=client, alias=settings.index, cursor_key=settings.signing_key())
+    def from_settings(
+        cls, client: Elasticsearch, settings: Settings, *, search_timeout: float | None = None
+    ) -> "Searchers":
+        return cls(
+            client=client,
+            alias=settings.index,
+            cursor_key=settings.signing_key(),
+            search_timeout=search_timeout,
+        )
 
     def cross_session(self, *, user_id: str, page_size: int = 10) -> CrossSessionSearcher:
         return CrossSessionSearcher(
@@ -34,6 +43,7 @@ class Searchers:
             user_id=user_id,
             cursor_key=self.cursor_key,
             page_size=page_size,
+            search_timeout=self.search_timeout,
         )
 
     def conversation(
@@ -46,6 +56,7 @@ class Searchers:
             session_id=session_id,
             cursor_key=self.cursor_key,
             page_size=page_size,
+            search_timeout=self.search_timeout,
         )
 
     def cross_conversation(
@@ -66,4 +77,5 @@ class Searchers:
             user_id=user_id,
             cursor_key=self.cursor_key,
             page_size=page_size,
+            search_timeout=self.search_timeout,
         )

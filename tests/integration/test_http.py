@@ -1,7 +1,6 @@
 """The HTTP sidecar in process (Starlette's test client) against the real node."""
 
 import asyncio
-import functools
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ from starlette.testclient import TestClient
 from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.http.events import events_group
+from session_recall.http.limits import ServeLimits
 from session_recall.indexer import Batcher, BatchingOptions, Event, EventResult, Status, Writer
 from tests.support.ndjson import event, ndjson, stored
 
@@ -75,8 +75,8 @@ def test_ndjson_bodies_are_read_line_by_line(web: TestClient, es: Elasticsearch,
     ],
 )
 def test_unusable_bodies_are_refused_whole(settings: Settings, content, content_type, status):
-    groups = [functools.partial(events_group, max_body_bytes=1_000)]
-    with TestClient(create_app(settings, groups=groups)) as web:
+    limits = ServeLimits(max_body_bytes=1_024)
+    with TestClient(create_app(settings, groups=[events_group], limits=limits)) as web:
         response = web.post("/v1/events", content=content, headers={"content-type": content_type})
     assert response.status_code == status, response.text
     assert response.json()["error"]
