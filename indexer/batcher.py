@@ -13,6 +13,7 @@ node costs a caller one deadline, never retries times request timeouts.
 
 import asyncio
 import contextlib
+import copy
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,7 @@ class _Ticket:
     future: asyncio.Future[list[EventResult]]
     deadline: Deadline | None
     results: list[EventResult] = field(default_factory=list)
+    abandoned: bool = False  # its caller stopped waiting (deadline passed)
 
 
 class Batcher:
@@ -119,7 +121,23 @@ class Batcher:
         try:
             return await asyncio.wait_for(asyncio.shield(ticket.future), deadline.remaining())
         except TimeoutError:
+            self._abandon(ticket)
             raise _past_deadline(deadline) from None
+
+    def _abandon(self, ticket: _Ticket) -> None:
+        """Its caller stopped waiting: nothing will read its answer (so none is set),
+        and a ticket still queued is dropped at once, so that its events do not stay
+        in memory, nor count as pending, for no one."""
+        ticket.abandoned = True
+        try:
+            self._queue.remove(ticket)
+        except ValueError:
+            return  # being written by the worker, which settles it
+        self._queued_events -= len(ticket.events)
+        self._pending -= len(ticket.events)
+        if self._queued_events < self.options.max_batch_events:
+            self._full.clear()
+        ticket.future.cancel()
 
     async def _run(self) -> None:
         while self._queue or not self._closing:
@@ -131,22 +149,36 @@ class Batcher:
                         await asyncio.wait_for(self._full.wait(), self.options.linger)
             if not self._queue:
                 continue
-            batch = self._take()
-            error: Exception | None = None
-            try:
-                loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._thread, self._write, batch)
-            except Exception as err:
-                error = err
+            self._settle(await self._written(self._take()))
+
+    async def _written(self, batch: list[_Ticket]) -> tuple[list[_Ticket], Exception | None]:
+        try:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self._thread, self._write, batch)
+        except Exception as err:
+            return batch, err
+        finally:
             self.batches += 1
-            for ticket in batch:
-                self._pending -= len(ticket.events)
-                if ticket.future.done():
-                    continue
-                if len(ticket.results) == len(ticket.events):
-                    ticket.future.set_result(ticket.results)
-                else:  # failed, or its deadline passed before it was written
-                    ticket.future.set_exception(error or _past_deadline(ticket.deadline))
+        return batch, None
+
+    def _settle(self, written: tuple[list[_Ticket], Exception | None]) -> None:
+        """Answer every ticket of a batch. Each failed one gets an error of its own, with
+        no traceback: a shared one would keep the frames of the writer, and of every
+        caller it is raised in, with their events, alive as long as any holds it."""
+        batch, error = written
+        for ticket in batch:
+            self._pending -= len(ticket.events)
+            if ticket.abandoned:
+                ticket.future.cancel()  # an answer set now would never be read
+                continue
+            if ticket.future.done():
+                continue
+            if len(ticket.results) == len(ticket.events):
+                ticket.future.set_result(ticket.results)
+            elif error is not None:
+                ticket.future.set_exception(_fresh(error))
+            else:  # its deadline passed before it was written
+                ticket.future.set_exception(_past_deadline(ticket.deadline))
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]
@@ -162,8 +194,9 @@ class Batcher:
 
     def _write(self, batch: list[_Ticket]) -> None:
         """Runs in the batcher's thread; fills each ticket's results as chunks come back.
-        Requests whose caller stopped waiting (deadline passed) are not written."""
-        live = [t for t in batch if t.deadline is None or t.deadline.allows()]
+        Requests whose caller stopped waiting, or soon will (deadline passed), are not
+        written."""
+        live = [t for t in batch if not t.abandoned and (t.deadline is None or t.deadline.allows())]
         submissions = (
             Submission(event, token=ticket) for ticket in live for event in ticket.events
         )
@@ -171,6 +204,13 @@ class Batcher:
         earliest = min(deadlines, key=lambda d: d.at) if deadlines else None
         for written in self._writer.write(submissions, deadline=earliest):
             written.submission.token.results.append(written.result)
+
+
+def _fresh(error: Exception) -> Exception:
+    """A copy of `error` without its traceback, cause or context."""
+    copied = copy.copy(error)
+    copied.__traceback__ = copied.__cause__ = copied.__context__ = None
+    return copied
 
 
 def _past_deadline(deadline: Deadline | None) -> WriteUnavailable:

@@ -14,8 +14,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from session_recall.http.errors import RETRY_AFTER_S
+from session_recall.http.memory import give_back
 
 MIB = 1024 * 1024
+# Giving memory back costs a few milliseconds; after small requests there is little.
+GIVE_BACK_AFTER_BYTES = 16 * MIB
 
 
 class BodyRefused(Exception):
@@ -35,12 +38,14 @@ class BodyRefused(Exception):
 
 
 class InflightBytes:
-    """Bytes of request bodies held at once, across every request."""
+    """Bytes of request bodies held at once, across every request. When the last body
+    of a burst is released, the memory it took is given back to the system."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.held = 0
         self._freed = asyncio.Condition()
+        self._since_given_back = 0
 
     async def reserve(self, size: int, *, wait: float) -> bool:
         """Hold `size` more bytes, waiting up to `wait` seconds for room; False when
@@ -57,7 +62,11 @@ class InflightBytes:
     async def release(self, size: int) -> None:
         async with self._freed:
             self.held -= size
+            self._since_given_back += size
             self._freed.notify_all()
+            if self.held == 0 and self._since_given_back >= GIVE_BACK_AFTER_BYTES:
+                self._since_given_back = 0
+                give_back()
 
 
 @contextlib.asynccontextmanager

@@ -29,7 +29,10 @@ from session_recall.http.log_limit import RateLimit
 
 # Descriptors besides client connections: Elasticsearch connections of every lane,
 # logs, the event loop's own.
-FD_RESERVE = 128
+FD_RESERVE = 64
+# Connections accepted in one go before any is looked at (asyncio accepts up to the
+# listen backlog at a time): a connection past the cap holds a descriptor until then.
+ACCEPT_BACKLOG = 64
 
 
 def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level: str) -> None:
@@ -43,6 +46,7 @@ def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level:
         server_header=False,
         http=bounded_protocol(header_timeout=limits.header_timeout, max_connections=connections),
         timeout_keep_alive=limits.idle_timeout,
+        backlog=ACCEPT_BACKLOG,
     )
     uvicorn.Server(config).run()
 
@@ -101,10 +105,11 @@ def bounded_protocol(*, header_timeout: float, max_connections: int) -> type[asy
 
 
 def fit_open_files(max_connections: int) -> int:
-    """Raise the soft open-files limit so `max_connections` fit beside `FD_RESERVE`;
+    """Raise the soft open-files limit so `max_connections` fit beside the reserves;
     when the hard limit is too low for that, fewer connections, said on stderr."""
+    reserve = FD_RESERVE + ACCEPT_BACKLOG
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    needed = max_connections + FD_RESERVE
+    needed = max_connections + reserve
     if soft != resource.RLIM_INFINITY and soft < needed:
         target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
         try:
@@ -114,7 +119,7 @@ def fit_open_files(max_connections: int) -> int:
             pass
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return max_connections
-    fitted = max(1, soft - FD_RESERVE)
+    fitted = max(1, soft - reserve)
     print(
         f"Warning: the open-files limit ({soft}) leaves room for {fitted} connections, not "
         f"{max_connections}; serving at most {fitted}. Raise it with `ulimit -n`.",
