@@ -2,22 +2,16 @@
 connections that never finish their headers are closed, those past the cap get 503 at
 once, a body that stalls gets 408, and a flood of bad requests leaves a short log."""
 
-import os
 import resource
 import selectors
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-import httpx
 import pytest
 
 from session_recall.node import wait_until
-from tests.support.network import free_port
+from tests.support.serve import Served, ready, serving
 
 pytestmark = pytest.mark.integration
 
@@ -37,13 +31,6 @@ SLOW_CLIENTS = 300
 DEADLINE_S = 30
 
 
-@dataclass(frozen=True)
-class Served:
-    url: str
-    port: int
-    log: Path
-
-
 def _low_open_files() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
 
@@ -53,29 +40,8 @@ def served(
     es_url: str, module_alias: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("serve")
-    port, log = free_port(), home / "serve.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-c", "from session_recall.cli import main; main()",
-             "--es-url", es_url, "--index", module_alias, "--home", str(home),
-             "serve", "--port", str(port), "--log-level", "warning"],
-            stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, **LIMITS}, preexec_fn=_low_open_files,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: _ready(url), timeout=60), log.read_text()
-        yield Served(url, port, log)
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/readyz", timeout=5).status_code == 200
-    except httpx.TransportError:
-        return False
+    with serving(es_url, module_alias, home, env=LIMITS, preexec_fn=_low_open_files) as served:
+        yield served
 
 
 def _answers(sockets: list[socket.socket], *, timeout: float) -> dict[socket.socket, bytes]:
@@ -121,7 +87,7 @@ def test_slow_connections_are_closed_and_those_past_the_cap_refused_at_once(serv
         statuses = [_status(answer) for answer in closed.values()]
         assert statuses.count(503) > 0, "no connection was past the cap"
         assert set(statuses) <= {408, 503, None}, statuses
-        assert wait_until(lambda: _ready(served.url), timeout=DEADLINE_S)
+        assert wait_until(lambda: ready(served.url), timeout=DEADLINE_S)
     finally:
         for sock in sockets:
             sock.close()

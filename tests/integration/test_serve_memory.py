@@ -1,9 +1,6 @@
 """Concurrent large bodies hold no more memory than the bytes-in-flight bound allows,
 and `serve` gives it back afterwards: a real process, its resident size measured."""
 
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +13,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.node import wait_until
 from tests.support.ndjson import event, stored
-from tests.support.network import free_port
+from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
@@ -36,34 +33,13 @@ def _body(k: int) -> bytes:
 
 @pytest.fixture
 def served(es_url: str, alias: str, tmp_path: Path) -> Iterator[tuple[str, psutil.Process]]:
-    port = free_port()
     limits = {
         "SESSION_RECALL_MAX_INFLIGHT_BYTES": str(INFLIGHT),
         # Room for every body to wait its turn: this test is about memory, not deadlines.
         "SESSION_RECALL_WRITE_DEADLINE": str(DEADLINE_S),
     }
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-c", "from session_recall.cli import main; main()",
-             "--es-url", es_url, "--index", alias, "--home", str(tmp_path),
-             "serve", "--port", str(port), "--log-level", "warning"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, **limits},
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: _ready(url), timeout=60)
-        yield url, psutil.Process(process.pid)
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/readyz", timeout=5).status_code == 200
-    except httpx.TransportError:
-        return False
+    with serving(es_url, alias, tmp_path, env=limits) as served:
+        yield served.url, psutil.Process(served.process.pid)
 
 
 def _post(url: str, body: bytes) -> int:
