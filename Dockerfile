@@ -8,6 +8,7 @@ COPY session_recall session_recall
 COPY indexer indexer
 COPY recall recall
 COPY mappings mappings
+COPY embeddings embeddings
 RUN pip install --no-cache-dir . && useradd --system --no-create-home session-recall
 
 USER session-recall

@@ -1,4 +1,4 @@
-"""Benchmarks of issue 6: recall cost against history size, next to the reference's
+"""The benchmarks: recall cost against history size, next to the reference's
 client-side algorithm, and ingest throughput next to raw `_bulk`.
 
 `python -m bench.run` runs everything and writes BENCHMARKS.md and bench/latency.png;

@@ -100,7 +100,11 @@ def session_recall_command() -> list[str]:
     return [found]
 
 
-def run_ours(es_url: str, alias: str, path: Path, events: int, home: Path) -> IngestRun:
+def run_ours(
+    es_url: str, alias: str, path: Path, events: int, home: Path, *, embedder: str = "none"
+) -> IngestRun:
+    """`embedder` is SESSION_RECALL_EMBEDDER for the run: none by default, so that ours
+    and raw `_bulk` store the same documents; `bench.semantic` runs it with static."""
     dead_letter = home / f"{alias}-dead-letter.ndjson"
     command = [
         *session_recall_command(),
@@ -118,7 +122,11 @@ def run_ours(es_url: str, alias: str, path: Path, events: int, home: Path) -> In
     started = time.perf_counter()
     with (
         subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "SESSION_RECALL_EMBEDDER": embedder},
         ) as process,
         PeakRss(process.pid) as rss,
     ):

@@ -1,4 +1,4 @@
-"""BENCHMARKS.md from the results of a run, with the issue's targets checked."""
+"""BENCHMARKS.md from the results of a run, with the performance targets checked."""
 
 import os
 from dataclasses import dataclass

@@ -1,8 +1,9 @@
-"""Runs every benchmark of issue 6 and writes the report and the plot.
+"""Runs every benchmark and writes the report and the plot.
 
     python -m bench.run                 # 10k, 100k and 1M events: BENCHMARKS.md, bench/latency.png
     python -m bench.run --quick         # 2k and 10k, a smoke run: into bench/out/quick/
     python -m bench.run --sizes 10k 100k --es-url http://127.0.0.1:9200
+    python -m bench.run --semantic      # issue 10 (bench/semantic.py)
 
 Elasticsearch comes from --es-url or ELASTICSEARCH_URL. Every index, alias and template
 the run creates is named bench-<run id>-... and is deleted at the end (--keep keeps
@@ -15,13 +16,14 @@ import os
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench import generate, ingest_bench, machine, plot, report
+from bench import generate, ingest_bench, machine, plot, report, semantic
 from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
@@ -215,6 +217,53 @@ class Run:
             "cursor_walk_s": extra["cursor_walk_s"],
         }
 
+    def each_size(
+        self,
+        results: dict[str, Any],
+        raw_json: Path,
+        started: float,
+        measure: Callable[[generate.Summary], dict[str, Any]],
+    ) -> None:
+        """Generate each size's dataset, measure it, and save the results as they come;
+        whatever happens, leave no index behind."""
+        try:
+            for events in self.config.sizes:
+                data = self.dataset(events)
+                results["sizes"].append(measure(data))
+                data.path.unlink()
+                results["wall_s"] = time.perf_counter() - started
+                raw_json.write_text(json.dumps(results, indent=1, default=str))
+        finally:
+            for alias in list(self.aliases):
+                self.drop(alias)
+        results["wall_s"] = time.perf_counter() - started
+        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        raw_json.write_text(json.dumps(results, indent=1, default=str))
+
+    def execute_semantic(self, command: str) -> dict[str, Any]:
+        """The --semantic mode: see bench/semantic.py."""
+        started = time.perf_counter()
+        config = self.config
+        results: dict[str, Any] = {
+            "machine": machine.describe(self.client),
+            "command": command,
+            "reps": config.reps,
+            "warmup": config.warmup,
+            "sizes": [],
+        }
+        self.each_size(
+            results,
+            config.work_dir / "semantic.json",
+            started,
+            lambda data: semantic.run_size(self, data),
+        )
+        config.report.parent.mkdir(parents=True, exist_ok=True)
+        old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
+        document = semantic.replace_section(old or "# Benchmarks\n", semantic.section(results))
+        config.report.write_text(document, encoding="utf-8")
+        self.log(f"wrote the semantic section of {config.report}")
+        return results
+
     def execute(self, command: str) -> dict[str, Any]:
         started = time.perf_counter()
         config = self.config
@@ -230,35 +279,27 @@ class Run:
             },
             "sizes": [],
         }
-        raw_json = config.work_dir / "results.json"
-        try:
-            for events in config.sizes:
-                data = self.dataset(events)
-                alias, ingest = self.ingest(data)
-                entry = {
-                    "heavy_events": events,
-                    "dataset": {
-                        k: v for k, v in asdict(data).items() if isinstance(v, int | float)
-                    },
-                    "ingest": ingest,
-                    **self.recall(alias, data),
-                }
-                results["sizes"].append(entry)
-                self.drop(alias)
-                data.path.unlink()
-                results["wall_s"] = time.perf_counter() - started
-                raw_json.write_text(json.dumps(results, indent=1, default=str))
-        finally:
-            for alias in list(self.aliases):
-                self.drop(alias)
-        results["wall_s"] = time.perf_counter() - started
-        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
-        raw_json.write_text(json.dumps(results, indent=1, default=str))
+
+        def measure(data: generate.Summary) -> dict[str, Any]:
+            alias, ingest = self.ingest(data)
+            entry = {
+                "heavy_events": data.heavy_events,
+                "dataset": {k: v for k, v in asdict(data).items() if isinstance(v, int | float)},
+                "ingest": ingest,
+                **self.recall(alias, data),
+            }
+            self.drop(alias)
+            return entry
+
+        self.each_size(results, config.work_dir / "results.json", started, measure)
         plot.plot(results, config.plot)
         config.report.parent.mkdir(parents=True, exist_ok=True)
-        config.report.write_text(
-            report.render(results, plot=config.plot, report=config.report), encoding="utf-8"
-        )
+        rendered = report.render(results, plot=config.plot, report=config.report)
+        old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
+        kept = semantic.kept_section(old)  # written by --semantic runs, not this one
+        if kept is not None:
+            rendered = semantic.replace_section(rendered, kept)
+        config.report.write_text(rendered, encoding="utf-8")
         self.log(f"wrote {config.report} and {config.plot} in {results['wall_s'] / 60:.1f} min")
         return results
 
@@ -280,10 +321,15 @@ def _shown(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.run",
-        description="Recall and ingest benchmarks (issue 6).",
+        description="Recall and ingest benchmarks.",
         epilog="Example: python -m bench.run --quick --es-url http://127.0.0.1:9200",
     )
     parser.add_argument("--quick", action="store_true", help="2k and 10k events, few repetitions")
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="issue 10: ingest with the default embedder, memory_search keyword vs hybrid",
+    )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     parser.add_argument("--out-dir", type=Path, help="write report, plot and data here")
@@ -304,7 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_server(client)
         command = " ".join(["python -m bench.run", *_shown(argv or sys.argv[1:])])
-        Run(client, args.es_url, config).execute(command)
+        run = Run(client, args.es_url, config)
+        if args.semantic:
+            run.execute_semantic(command)
+        else:
+            run.execute(command)
     finally:
         client.close()
     return 0

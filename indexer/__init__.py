@@ -2,21 +2,26 @@
 
 Library first: `ingest` (NDJSON lines), `Writer` (any events), `Batcher` (merges
 concurrent callers) and `erase` (a scope, with its tombstone) return pydantic models.
-The CLI (`session-recall ingest|serve|delete`) and the HTTP endpoints are thin
+`backfill` adds the vectors an embedder could not give at ingest.
+The CLI (`session-recall ingest|serve|delete|embed`) and the HTTP endpoints are thin
 adapters over them.
 """
 
-from session_recall.indexer.batcher import Batcher, BatchingOptions
+from session_recall.indexer.backfill import BackfillSummary, backfill
+from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.erasure import ErasureResult, erase
+from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
+    EmbeddingModelChanged,
     ErasureIncomplete,
     IndexerError,
     InvalidEvent,
     Overloaded,
+    UnwritablePath,
+    VectorFieldsMissing,
     WriteUnavailable,
 )
 from session_recall.indexer.event import Event, derived_event_id
@@ -30,11 +35,15 @@ from session_recall.indexer.tombstones import tombstone_index
 from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written
 
 __all__ = [
+    "REFRESH_POLICIES",
     "AliasMissing",
+    "BackfillSummary",
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
+    "EmbeddingModelChanged",
     "ErasureIncomplete",
+    "ErasurePreview",
     "ErasureResult",
     "Event",
     "EventLimits",
@@ -46,15 +55,19 @@ __all__ = [
     "Overloaded",
     "Parsed",
     "Position",
+    "Refresh",
     "Rejected",
     "RetryPolicy",
     "Scope",
     "Status",
     "Submission",
+    "UnwritablePath",
+    "VectorFieldsMissing",
     "WriteUnavailable",
     "Writer",
     "WriterOptions",
     "Written",
+    "backfill",
     "derived_event_id",
     "document_body",
     "document_id",
@@ -63,6 +76,7 @@ __all__ = [
     "ingest",
     "parse_line",
     "parse_object",
+    "preview_erasure",
     "read_stream",
     "to_document",
     "tombstone_index",

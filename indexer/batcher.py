@@ -6,6 +6,11 @@ of its own (never the event loop's default pool, which slow reads could fill), a
 answers every request. While a write is in flight new requests pile up, so batches
 grow with load on their own; a lone event waits at most `linger`.
 
+A request may ask for its events to be searchable when answered (`refresh`): the
+batch that holds them is followed by one refresh of the alias, shared by every such
+request in it. The others are answered as before, their events searchable within the
+index's refresh interval.
+
 With a `deadline`, a request that is not answered in time gets `WriteUnavailable`, and
 the batch writing it gives up at the earliest deadline among its requests: a hung
 node costs a caller one deadline, never retries times request timeouts.
@@ -18,14 +23,20 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.errors import IndexerError, Overloaded, WriteUnavailable
+from session_recall.indexer.errors import Overloaded, TooManyEvents, WriteUnavailable
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
+
+# When a caller is answered: once its events are stored ("false"), or once they are
+# searchable too ("wait_for"), in the words of Elasticsearch's `refresh` parameter.
+Refresh = Literal["false", "wait_for"]
+REFRESH_POLICIES: tuple[Refresh, ...] = get_args(Refresh)
 
 
 class BatchingOptions(BaseModel):
@@ -44,8 +55,13 @@ class _Ticket:
     events: Sequence[Event]
     future: asyncio.Future[list[EventResult]]
     deadline: Deadline | None
+    refresh: bool = False
     results: list[EventResult] = field(default_factory=list)
     abandoned: bool = False  # its caller stopped waiting (deadline passed)
+
+    @property
+    def written(self) -> bool:
+        return len(self.results) == len(self.events)
 
 
 class Batcher:
@@ -81,18 +97,21 @@ class Batcher:
         if self._thread is not None:
             self._thread.shutdown(wait=False)
 
-    async def submit(self, events: Sequence[Event]) -> list[EventResult]:
-        """Results in the order of `events`, once Elasticsearch has answered for all.
+    async def submit(
+        self, events: Sequence[Event], *, refresh: Refresh = "false"
+    ) -> list[EventResult]:
+        """Results in the order of `events`, once Elasticsearch has answered for all;
+        with `refresh="wait_for"`, once they are searchable too.
 
         Raises `WriteUnavailable` (Elasticsearch down, or the deadline passed) or
         `Overloaded` (too much queued). A request of more than `max_pending_events`
-        could never be taken: the caller must split it (`IndexerError`).
+        could never be taken: the caller must split it (`TooManyEvents`).
         """
         if not events:
             return []
         limit = self.options.max_pending_events
         if len(events) > limit:
-            raise IndexerError(
+            raise TooManyEvents(
                 f"{len(events)} events in one request is more than the {limit} this "
                 "sidecar can hold at once.",
                 hint=f"Send at most {limit} events per request.",
@@ -108,7 +127,8 @@ class Batcher:
             )
         seconds = self.options.deadline
         deadline = None if seconds is None else Deadline.after(seconds)
-        ticket = _Ticket(events, asyncio.get_running_loop().create_future(), deadline)
+        future = asyncio.get_running_loop().create_future()
+        ticket = _Ticket(events, future, deadline, refresh=refresh == "wait_for")
         self._queue.append(ticket)
         self._queued_events += len(events)
         self._pending += len(events)
@@ -151,21 +171,30 @@ class Batcher:
                 continue
             self._settle(await self._written(self._take()))
 
-    async def _written(self, batch: list[_Ticket]) -> tuple[list[_Ticket], Exception | None]:
+    async def _written(
+        self, batch: list[_Ticket]
+    ) -> tuple[list[_Ticket], Exception | None, Exception | None]:
+        """Writes the batch, then refreshes when a request of it asked to; returns
+        the batch, the write's error and the refresh's."""
+        loop = asyncio.get_running_loop()
+        error = refresh_error = None
         try:
-            loop = asyncio.get_running_loop()
             await loop.run_in_executor(self._thread, self._write, batch)
         except Exception as err:
-            return batch, err
-        finally:
-            self.batches += 1
-        return batch, None
+            error = err
+        if any(ticket.refresh and ticket.written for ticket in batch):
+            try:
+                await loop.run_in_executor(self._thread, self._refresh, batch)
+            except Exception as err:
+                refresh_error = err
+        self.batches += 1
+        return batch, error, refresh_error
 
-    def _settle(self, written: tuple[list[_Ticket], Exception | None]) -> None:
+    def _settle(self, written: tuple[list[_Ticket], Exception | None, Exception | None]) -> None:
         """Answer every ticket of a batch. Each failed one gets an error of its own, with
         no traceback: a shared one would keep the frames of the writer, and of every
         caller it is raised in, with their events, alive as long as any holds it."""
-        batch, error = written
+        batch, error, refresh_error = written
         for ticket in batch:
             self._pending -= len(ticket.events)
             if ticket.abandoned:
@@ -173,12 +202,14 @@ class Batcher:
                 continue
             if ticket.future.done():
                 continue
-            if len(ticket.results) == len(ticket.events):
+            if not ticket.written:
+                failure = error or _past_deadline(ticket.deadline)  # or it was skipped
+                ticket.future.set_exception(_fresh(failure))
+            elif ticket.refresh and refresh_error is not None:
+                # Stored, but maybe not searchable yet: sending them again is harmless.
+                ticket.future.set_exception(_fresh(refresh_error))
+            else:
                 ticket.future.set_result(ticket.results)
-            elif error is not None:
-                ticket.future.set_exception(_fresh(error))
-            else:  # its deadline passed before it was written
-                ticket.future.set_exception(_past_deadline(ticket.deadline))
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]
@@ -200,10 +231,16 @@ class Batcher:
         submissions = (
             Submission(event, token=ticket) for ticket in live for event in ticket.events
         )
-        deadlines = [t.deadline for t in live if t.deadline is not None]
-        earliest = min(deadlines, key=lambda d: d.at) if deadlines else None
-        for written in self._writer.write(submissions, deadline=earliest):
+        for written in self._writer.write(submissions, deadline=_earliest(live)):
             written.submission.token.results.append(written.result)
+
+    def _refresh(self, batch: list[_Ticket]) -> None:
+        self._writer.refresh(deadline=_earliest([t for t in batch if t.refresh]))
+
+
+def _earliest(tickets: list[_Ticket]) -> Deadline | None:
+    deadlines = [t.deadline for t in tickets if t.deadline is not None]
+    return min(deadlines, key=lambda d: d.at) if deadlines else None
 
 
 def _fresh(error: Exception) -> Exception:

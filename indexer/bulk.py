@@ -1,10 +1,15 @@
-"""One batch of bulk actions, sent with the official helper and retried item by item.
+"""One batch of bulk actions, sent with the official helper; the retrying is ours.
 
-`helpers.streaming_bulk` is called with `raise_on_error=False` and
-`raise_on_exception=False`: with the defaults it raises on the first failed item and
-never retries item-level 429s (elasticsearch-py issue 864). Here every item ends in a
-final status, 429 and 5xx items are sent again with backoff, and a connection
-failure retries the whole batch.
+`helpers.streaming_bulk` is called with `raise_on_error=False`, so a failed item is
+yielded with its status instead of a `BulkIndexError` at the end of the chunk, and
+`raise_on_exception=False`, so an error answer to the whole request (a 429 or a 503,
+say) comes back as that status on every item instead of being raised. Its own retry
+(`max_retries`) stays off: it would retry only the statuses in `retry_on_status`
+(429 by default), never a connection failure, and sleep in its own backoff. Here
+429 and 5xx items go back with `RetryPolicy`'s backoff, a connection failure sends
+the unanswered items again, and every item ends in a final status or, past the
+retry bound, in `WriteUnavailable`; a refusal of the whole request that retrying
+cannot fix (a 401 or a 403) ends the batch in an `IndexerError`.
 """
 
 import sys

@@ -26,8 +26,8 @@ class Position(BaseModel):
 def load(path: Path) -> Position | None:
     try:
         return Position.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # none saved yet; whether one can be saved there is checked apart
     except (OSError, ValidationError) as err:
         raise IndexerError(
             f"The checkpoint {path} cannot be read: {err}",

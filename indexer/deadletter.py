@@ -11,6 +11,8 @@ from typing import IO, Any
 
 import orjson
 
+from session_recall.indexer.errors import IndexerError
+
 
 class DeadLetter:
     def __init__(self, path: Path) -> None:
@@ -19,10 +21,16 @@ class DeadLetter:
         self._file: IO[bytes] | None = None
 
     def write(self, event: Any, reason: str) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("ab")
-        self._file.write(orjson.dumps({"event": event, "reason": reason}) + b"\n")
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("ab")
+            self._file.write(orjson.dumps({"event": event, "reason": reason}) + b"\n")
+        except OSError as err:  # a full disk, say: checked writable at the start
+            raise IndexerError(
+                f"Writing the dead-letter file {self.path} failed: {err.strerror or err}.",
+                hint="Fix that, then run the same command again; what is stored stays.",
+            ) from None
         self.count += 1
 
     def sync(self) -> None:

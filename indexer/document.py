@@ -52,6 +52,18 @@ class Document:
     def routing(self) -> str:
         return str(self.header["create"]["routing"])
 
+    def extended(self, fields: dict[str, Any]) -> "Document":
+        """The same create action with `fields` added to the body (vectors, say).
+
+        The serialized body is extended in place of being serialized again: it ends
+        with the object's closing brace, and a document always has fields before it.
+        """
+        extra = orjson.dumps(fields, option=orjson.OPT_SERIALIZE_NUMPY)
+        if extra == b"{}":
+            return self
+        body = self.body[:-1] + b"," + extra[1:]
+        return Document(header=self.header, body=body, size=self.size + len(body) - len(self.body))
+
 
 def to_document(event: Event, *, index: str) -> Document:
     """Raises `TypeError` for metadata orjson cannot encode."""

@@ -26,6 +26,7 @@ from elasticsearch import ApiError, Elasticsearch
 from pydantic import BaseModel, Field
 
 from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
@@ -39,9 +40,6 @@ PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
 # nothing; more passes than this mean something keeps writing around the tombstone.
 MAX_PASSES = 10
-# Ties on [timestamp, event_id] are only possible across users (a contact scope);
-# user_id breaks them. `_id` cannot be sorted on, and `_doc` is not stable without a PIT.
-_SORT = [{"timestamp": "asc"}, {"event_id": "asc"}, {"user_id": "asc"}]
 
 
 class ErasureResult(BaseModel):
@@ -52,6 +50,13 @@ class ErasureResult(BaseModel):
         description="The instant the erasure covers: the scope's events stamped at or "
         "before it were removed and are refused from now on; later ones are kept."
     )
+
+
+class ErasurePreview(BaseModel):
+    """What an erasure of `scope` would remove now; nothing was changed."""
+
+    scope: Scope
+    events: int
 
 
 def erase(
@@ -75,10 +80,38 @@ def erase(
     try:
         return erasure.run(scope, at or Instant.now(), page_size)
     except ApiError as err:
-        raise IndexerError(
-            f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
-            hint="Check the alias and the credentials' privileges, then run it again.",
-        ) from None
+        raise _refused(err) from None
+
+
+def preview_erasure(
+    client: Elasticsearch,
+    alias: str,
+    scope: Scope,
+    *,
+    policy: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ErasurePreview:
+    """How many events `erase` would remove now: the scope's stored events stamped up
+    to now, counted after a refresh (as the erasure does). Deletes nothing and writes
+    no tombstone."""
+    erasure = _Erasure(client, alias, policy or RetryPolicy(), sleep, None)
+    try:
+        return erasure.preview(scope, Instant.now())
+    except ApiError as err:
+        raise _refused(err) from None
+
+
+def _refused(err: ApiError) -> IndexerError:
+    return IndexerError(
+        f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
+        hint="Check the alias and the credentials' privileges, then run it again.",
+    )
+
+
+def _covered(scope: Scope, at: Instant) -> dict[str, Any]:
+    """The scope's events an erasure at `at` covers."""
+    stamped = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
+    return {"bool": {"filter": [scope.query(), stamped]}}
 
 
 @dataclass(frozen=True)
@@ -91,16 +124,11 @@ class _Erasure:
 
     def run(self, scope: Scope, at: Instant, page_size: int) -> ErasureResult:
         alias = self.alias
-        if not self._retry(lambda es: bool(es.indices.exists_alias(name=alias)), "find the alias"):
-            raise AliasMissing(
-                f"{alias!r} is not an alias: there is nothing to erase from.",
-                hint="Check --index (or SESSION_RECALL_INDEX).",
-            )
+        self._require_alias()
         self._retry(
             lambda es: tombstones.record(es, alias, scope, erased_at=at), "write the tombstone"
         )
-        covered = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
-        query = {"bool": {"filter": [scope.query(), covered]}}
+        query = _covered(scope, at)
         removed = 0
         for passes in range(1, MAX_PASSES + 1):
             self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
@@ -112,6 +140,24 @@ class _Erasure:
             f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
             hint="Run the same delete again; the tombstone is in place.",
         )
+
+    def preview(self, scope: Scope, at: Instant) -> ErasurePreview:
+        alias = self.alias
+        self._require_alias()
+        self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
+        response = self._retry(
+            lambda es: es.count(index=alias, routing=scope.routing, query=_covered(scope, at)),
+            "count the scope's events",
+        )
+        return ErasurePreview(scope=scope, events=int(response["count"]))
+
+    def _require_alias(self) -> None:
+        alias = self.alias
+        if not self._retry(lambda es: bool(es.indices.exists_alias(name=alias)), "find the alias"):
+            raise AliasMissing(
+                f"{alias!r} is not an alias: there is nothing to erase from.",
+                hint="Check --index (or SESSION_RECALL_INDEX).",
+            )
 
     def _pass(self, routing: str | None, query: dict[str, Any], page_size: int) -> tuple[int, int]:
         """(documents seen, documents deleted)."""
@@ -167,7 +213,7 @@ def _search_page(
         index=alias,
         routing=routing,
         query=query,
-        sort=_SORT,
+        sort=event_order(),
         size=size,
         source=False,
         track_total_hits=False,

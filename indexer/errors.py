@@ -1,28 +1,68 @@
-"""Errors of the indexer. Each says what happened and what to do next."""
+"""Errors of the indexer. Each says what happened and what to do next, and its `kind`
+says whose move it is (the caller's, the operator's, or a retry's)."""
 
-from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, ErrorKind, SessionRecallError
 
 
 class IndexerError(SessionRecallError):
-    """Base class of the indexer's errors."""
+    """Base class of the indexer's errors: a refusal someone must look into."""
+
+    kind = ErrorKind.OPERATOR
 
 
 class InvalidEvent(IndexerError):
     """An event failed validation; the message names every offending field."""
 
+    kind = ErrorKind.CALLER
+
+
+class UnwritablePath(IndexerError):
+    """An output file (dead letters, checkpoint) cannot be written; found before the
+    run reads anything, so nothing is lost and the caller picks another path."""
+
+    kind = ErrorKind.CALLER
+
 
 class AliasMissing(IndexerError):
-    """The alias has no write index, so a create would auto-create a stray index."""
+    """The alias has no write index, so a create would auto-create a stray index.
+
+    Unavailable rather than the operator's: the events are fine, and a producer that
+    retries them stores them once `setup` has run, where one told "your fault" drops them.
+    """
+
+    kind = ErrorKind.UNAVAILABLE
 
 
 class WriteUnavailable(IndexerError, ElasticsearchUnavailable):
     """Elasticsearch did not take the events within the retry bound; nothing after the
     last acknowledged event may be considered stored."""
 
+    kind = ErrorKind.UNAVAILABLE
+
+
+class TooManyEvents(IndexerError):
+    """One request holds more events than the batcher may ever hold: sending it again
+    cannot work, splitting it does."""
+
+    kind = ErrorKind.CALLER
+
 
 class Overloaded(IndexerError):
     """The sidecar holds as many pending events as it may; the caller should retry."""
 
+    kind = ErrorKind.UNAVAILABLE
+
 
 class ErasureIncomplete(IndexerError):
-    """Events of an erased scope were still found after several passes."""
+    """Events of an erased scope were still found after several passes; erasing is
+    idempotent and the tombstone is in place, so running it again finishes the job."""
+
+    kind = ErrorKind.UNAVAILABLE
+
+
+class VectorFieldsMissing(IndexerError):
+    """An index behind the alias predates the vector fields: `setup` adds them."""
+
+
+class EmbeddingModelChanged(IndexerError):
+    """The alias holds vectors of another model than the configured embedder's."""

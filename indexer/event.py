@@ -19,10 +19,8 @@ from pydantic.alias_generators import to_camel
 
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant
+from session_recall.core.limits import MAX_ID_CHARS
 
-# Elasticsearch caps `_id` at 512 bytes; ids are hashed into `_id`, but a keyword of
-# any length costs memory in every segment, so producers get the same bound.
-MAX_ID_CHARS = 512
 # One event is one message, not a document store: larger texts are a producer bug.
 DEFAULT_MAX_TEXT_BYTES = 1_000_000
 CONTEXT_MAX_TEXT_BYTES = "max_text_bytes"

@@ -10,12 +10,14 @@ from pathlib import Path
 
 from elasticsearch import Elasticsearch
 
+from session_recall.embeddings import Embedder
 from session_recall.indexer import checkpoint
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.lines import Line
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
+from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
 from session_recall.indexer.results import IngestSummary
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
@@ -36,18 +38,36 @@ def ingest(
     options: WriterOptions | None = None,
     limits: EventLimits | None = None,
     on_progress: Callable[[IngestSummary, int], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> IngestSummary:
     """Store every event of `lines` and return the counts.
 
-    `start` is where `lines` begins (the checkpoint it resumed from). Raises
+    `start` is where `lines` begins (the checkpoint it resumed from). With an
+    `embedder`, events are stored with their vectors. Raises
     `WriteUnavailable` when Elasticsearch stays unavailable; the checkpoint then
-    holds the last position safe to resume from.
+    holds the last position safe to resume from. Raises `UnwritablePath`, before
+    anything is read, when `dead_letter` or `checkpoint_path` cannot be written.
     """
+    check_writable(
+        dead_letter,
+        what="dead-letter file",
+        hint="Point the dead letters (--dead-letter) at a writable folder.",
+        create_folders=True,
+        replaced=False,
+    )
+    if checkpoint_path is not None:
+        check_writable(
+            checkpoint_path,
+            what="checkpoint",
+            hint="Point the checkpoint (--checkpoint) at a file in an existing, writable folder.",
+            create_folders=False,
+            replaced=True,
+        )
     summary = IngestSummary(dead_letter=dead_letter)
     start = start or Position()
     # Positions as plain tuples: a pydantic model per line would cost more than the line.
     progress: Progress[tuple[int, int | None]] = Progress((start.offset, start.inode))
-    writer = Writer(client, alias, options=options)
+    writer = Writer(client, alias, options=options, embedder=embedder)
     if checkpoint_path is not None and start.inode is not None:
         # At once: a run killed before its first acknowledgement, with the file rotated
         # meanwhile, still finds the file it was reading, by its inode.
@@ -108,6 +128,7 @@ def ingest(
         finally:
             summary.dead_lettered = sink.count
             summary.retries, summary.throttled = writer.stats.retries, writer.stats.throttled
+            summary.without_vectors = writer.without_vectors
             save(force=True)
     return summary
 

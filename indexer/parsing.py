@@ -7,9 +7,9 @@ dead-letter file or an HTTP answer that a person (or a model) has to act on.
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, Field, ValidationError
 
+from session_recall.core import strict_json
 from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
@@ -49,12 +49,13 @@ def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Reje
 
 
 def parse_line(data: bytes, limits: EventLimits | None = None) -> Parsed | Rejected | None:
-    """One NDJSON line; None for a blank line, which is not an event."""
+    """One NDJSON line; None for a blank line, which is not an event. A key given twice
+    is refused, and a leading byte order mark skipped (`strict_json`)."""
     if not data.strip():
         return None
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as err:
+        value = strict_json.loads(data)
+    except strict_json.InvalidJson as err:
         text = data.decode("utf-8", "replace")
         return Rejected(text, f"not valid JSON: {err}")
     return parse_object(value, limits)

@@ -50,6 +50,11 @@ class IngestSummary(BaseModel):
     erased: int = Field(default=0, description="Rejected events of an erased scope.")
     retries: int = Field(default=0, description="Events sent again after a 429 or 5xx.")
     throttled: int = Field(default=0, description="429 answers seen.")
+    without_vectors: int = Field(
+        default=0,
+        description="Events stored without a vector (the embedder failed, or the index "
+        "predates the vector fields); `session-recall embed --backfill` adds them.",
+    )
     dead_letter: Path | None = None
 
     def count(self, result: EventResult) -> None:
@@ -82,4 +87,9 @@ class IngestSummary(BaseModel):
             text += f" ({', '.join(details)})"
         if self.retries:
             text += f"; {self.retries} retried ({self.throttled} throttled)"
+        if self.without_vectors:
+            text += (
+                f"; {self.without_vectors} stored without vectors (see the warning; "
+                "`session-recall embed --backfill` adds them)"
+            )
         return text + "."

@@ -1,5 +1,9 @@
 """A scope of events that can be erased: a user, one session of a user, or a contact
-in one inbox. Its id names it in the tombstone index."""
+in one inbox of a user. Its id names it in the tombstone index.
+
+Every scope names its user: contact and inbox ids repeat across users (tenants), so
+erasing one tenant's contact must leave another tenant's contact of the same id alone.
+"""
 
 import functools
 from typing import Any, Literal, Self
@@ -32,8 +36,8 @@ class Scope(BaseModel):
         return cls(kind="session", user_id=user_id, session_id=session_id)
 
     @classmethod
-    def contact(cls, contact_id: str, inbox_id: str) -> "Scope":
-        return cls(kind="contact", contact_id=contact_id, inbox_id=inbox_id)
+    def contact(cls, user_id: str, contact_id: str, inbox_id: str) -> "Scope":
+        return cls(kind="contact", user_id=user_id, contact_id=contact_id, inbox_id=inbox_id)
 
     @property
     def id(self) -> str:
@@ -41,7 +45,7 @@ class Scope(BaseModel):
 
     @property
     def routing(self) -> str | None:
-        """A user's events live on one shard; a contact's may be on any."""
+        """A user's events live on one shard: every scope is searched there alone."""
         return self.user_id
 
     def query(self) -> dict[str, Any]:
@@ -54,20 +58,20 @@ class Scope(BaseModel):
             return f"user {self.user_id!r}"
         if self.kind == "session":
             return f"session {self.session_id!r} of user {self.user_id!r}"
-        return f"contact {self.contact_id!r} in inbox {self.inbox_id!r}"
+        return f"contact {self.contact_id!r} in inbox {self.inbox_id!r} of user {self.user_id!r}"
 
     def _key(self) -> tuple[str | None, ...]:
         if self.kind == "user":
             return (self.user_id,)
         if self.kind == "session":
             return (self.user_id, self.session_id)
-        return (self.contact_id, self.inbox_id)
+        return (self.user_id, self.contact_id, self.inbox_id)
 
     @model_validator(mode="after")
     def _complete(self) -> Self:
         if None in self._key():
             names = {"user": "user_id", "session": "user_id and session_id"}
-            needed = names.get(self.kind, "contact_id and inbox_id")
+            needed = names.get(self.kind, "user_id, contact_id and inbox_id")
             raise ValueError(f"a {self.kind} scope needs {needed}")
         return self
 
@@ -84,5 +88,5 @@ def scope_ids_of(event: Event) -> tuple[str, ...]:
     """Every scope an event belongs to: erasing any of them erases the event."""
     ids = [scope_id("user", event.user_id), scope_id("session", event.user_id, event.session_id)]
     if event.contact_id is not None and event.inbox_id is not None:
-        ids.append(scope_id("contact", event.contact_id, event.inbox_id))
+        ids.append(scope_id("contact", event.user_id, event.contact_id, event.inbox_id))
     return tuple(ids)

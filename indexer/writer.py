@@ -15,6 +15,7 @@ the deletes of (a) remove it when the event comes again, as an at-least-once
 producer sends it, so any replay repairs what a failed run left.
 """
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,7 +25,8 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
-from session_recall.indexer import bulk, tombstones
+from session_recall.embeddings import Embedder
+from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
@@ -34,6 +36,8 @@ from session_recall.indexer.event import Event
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
+
+log = logging.getLogger(__name__)
 
 # An index that went away or was closed since the alias was read holds nothing to
 # delete (a closed one cannot be written to either).
@@ -72,7 +76,11 @@ class _Pending:
 
 
 class Writer:
-    """Writes events to `alias`. Not thread-safe: give each thread a writer of its own."""
+    """Writes events to `alias`. Not thread-safe: give each thread a writer of its own.
+
+    With an `embedder`, each event is stored with its vector (see `vectors`); when the
+    embedder fails, events are stored without one and counted in `without_vectors`.
+    """
 
     def __init__(
         self,
@@ -80,13 +88,19 @@ class Writer:
         alias: str,
         *,
         options: WriterOptions | None = None,
+        embedder: Embedder | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
         self._alias = alias
         self.options = options or WriterOptions()
+        self._embedder = embedder
+        self._index_checked = embedder is None
+        self._vectors_refused = False  # the write index has no vector fields
+        self._embedder_failing = False
         self._sleep = sleep
         self.stats = BulkStats()
+        self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
 
     def write(
@@ -104,16 +118,19 @@ class Writer:
         each waiting for the other. Chunks still go out, and come back, in order.
         """
         self._deadline = deadline
+        self._check_index()
         prepared = (
             item if isinstance(item, Flush) else self._prepare(item) for item in submissions
         )
         in_flight: tuple[list[_Pending], Future[None]] | None = None
+        # Vectors are added in the bulk thread; the chunk bounds count them already.
+        extra = vectors.vector_bytes(self._embedder)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk") as worker:
             for chunk in chunks_and_flushes(
                 prepared,
                 max_count=self.options.chunk_events,
                 max_bytes=self.options.chunk_bytes,
-                size=lambda p: p.document.size if p.document else 0,
+                size=lambda p: p.document.size + extra if p.document else 0,
             ):
                 if isinstance(chunk, Flush):
                     # Nothing more for now: answer without waiting for more input, even
@@ -128,6 +145,35 @@ class Writer:
                 in_flight = sent
             if in_flight is not None:
                 yield from _finished(*in_flight)
+
+    def _check_index(self) -> None:
+        """Once per writer, before its first write: the index takes this model's vectors."""
+        if self._index_checked or self._embedder is None:
+            return
+        embedder = self._embedder
+        refusal = call_with_retries(
+            lambda: vectors.check_index(self._es(), self._alias, embedder),
+            policy=self.options.retry,
+            what="read the index mapping",
+            sleep=self._sleep,
+            deadline=self._deadline,
+        )
+        if refusal is not None:
+            log.warning("storing events without vectors: %s", refusal)
+            self._vectors_refused = True
+        self._index_checked = True
+
+    def refresh(self, *, deadline: Deadline | None = None) -> None:
+        """Make everything written so far searchable now, rather than within the index's
+        refresh interval (1 s). Raises `WriteUnavailable` when Elasticsearch stays away
+        (or past `deadline`)."""
+        call_with_retries(
+            lambda: bounded(self._client, deadline).indices.refresh(index=self._alias),
+            policy=self.options.retry,
+            what="refresh the alias",
+            sleep=self._sleep,
+            deadline=deadline,
+        )
 
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
@@ -159,6 +205,7 @@ class Writer:
         self._delete_copies(refused)
         if not to_send:
             return
+        to_send = self._with_vectors(to_send)
         # require_alias: a missing alias must not auto-create an unmapped index.
         creates = [(doc.header, doc.body) for _, doc in to_send]
         responses = self._send(creates, require_alias=True)  # (b)
@@ -168,6 +215,28 @@ class Writer:
             if p.result.stored:
                 stored.append((p, doc, response))
         self._undo_erased(stored)  # (c)
+
+    def _with_vectors(
+        self, to_send: list[tuple[_Pending, Document]]
+    ) -> list[tuple[_Pending, Document]]:
+        if self._embedder is None:
+            return to_send
+        if self._vectors_refused:
+            self.without_vectors += len(to_send)
+            return to_send
+        documents, error = vectors.with_vectors(
+            self._embedder,
+            [doc for _, doc in to_send],
+            [p.submission.event.text for p, _ in to_send],
+        )
+        if error is not None:
+            self.without_vectors += len(to_send)
+            if not self._embedder_failing:  # once per outage, not once per chunk
+                log.warning("storing events without vectors: %s", error)
+        elif self._embedder_failing:
+            log.info("the embedder answers again; events are stored with vectors")
+        self._embedder_failing = error is not None
+        return [(p, doc) for (p, _), doc in zip(to_send, documents, strict=True)]
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
         erased = self._erased({s for p, _, _ in stored for s in p.scopes})

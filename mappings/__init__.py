@@ -49,4 +49,18 @@ def index_templates(alias: str) -> Templates:
     )
 
 
-__all__ = ["Templates", "index_templates"]
+def mapping_update() -> dict[str, Any]:
+    """The event mapping's fields and dynamic templates, as `put_mapping` takes them.
+
+    `setup` puts them on every index behind the alias, so an index created by an
+    earlier release gains the fields added since (the vector fields, say): adding a
+    field is allowed on a live index, and putting one already there changes nothing.
+    """
+    mappings = _load("component-mappings")["template"]["mappings"]
+    return {
+        "properties": mappings["properties"],
+        "dynamic_templates": mappings["dynamic_templates"],
+    }
+
+
+__all__ = ["Templates", "index_templates", "mapping_update"]

@@ -4,22 +4,33 @@ Three searchers, each bound to its scope when built; `search` only chooses what 
 look for and which page:
 
 - `CrossSessionSearcher`: every session of one user (cross_session_search);
-- `ConversationSearcher`: one session of one user (conversation_search);
-- `CrossConversationSearcher`: a contact's recent conversations in one inbox.
+- `ConversationSearcher`: one session of one user (conversation_search); its `read`
+  pages through the whole session;
+- `CrossConversationSearcher`: a contact's recent conversations in one inbox, within
+  one user.
+
+`SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
+last instant, number of events), a page at a time.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
-`next_cursor`. Errors derive from `RecallError` and say what to do next. The package
+`next_cursor`. A fourth, `MemorySearcher` (memory_search), answers a natural-language
+question by relevance (keywords, vectors, or both fused) with each hit's neighbours,
+in a `MemorySearchResult`. Errors derive from `RecallError` and say what to do next. The package
 only ever runs searches: it never writes, deletes or runs scripts.
 
-    key = load_cursor_key(settings.home)
-    searcher = CrossSessionSearcher(client, alias=settings.index, user_id="u1", cursor_key=key)
-    page = searcher.search("we decided, let's go with", match="any")
+    searchers = Searchers(client, alias="session-events", cursor_key=load_cursor_key(home))
+    page = searchers.cross_session(user_id="u1").search("we decided, let's go with")
+    found = searchers.memory(user_id="u1").search("what did we pick for the database?")
 """
 
 from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
 from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
-from session_recall.recall.cross_conversation_settings import CrossConversationSettings
+from session_recall.recall.cross_conversation_settings import (
+    DEFAULT_LOOKBACK_DAYS,
+    MAX_LOOKBACK_DAYS,
+    CrossConversationSettings,
+)
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.cursor_key import load_cursor_key
 from session_recall.recall.errors import (
@@ -28,22 +39,49 @@ from session_recall.recall.errors import (
     EmptyQuery,
     IndexNotFound,
     InvalidCursor,
+    InvalidLimit,
     InvalidMatchMode,
     InvalidQuery,
     InvalidScope,
+    InvalidSearchMode,
     InvalidSince,
+    InvalidTypes,
+    InvalidUntil,
+    QueryTooLong,
     RecallError,
     SearchRefused,
     TermTooLong,
     TooManyTerms,
 )
+from session_recall.recall.memory_arguments import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    MAX_CONTEXT,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    SEARCH_MODES,
+    SearchMode,
+)
+from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.page import RecallItem, RecallPage
-from session_recall.recall.pager import MAX_PAGE_SIZE
+from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.searchers import Searchers
+from session_recall.recall.session_list import SessionLister, SessionsPage, SessionSummary
 
 __all__ = [
+    "DEFAULT_CONTEXT",
+    "DEFAULT_LIMIT",
+    "DEFAULT_LOOKBACK_DAYS",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_CONTEXT",
+    "MAX_LIMIT",
+    "MAX_LOOKBACK_DAYS",
     "MAX_PAGE_SIZE",
+    "MAX_QUERY_CHARS",
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
+    "SEARCH_MODES",
     "ConflictingPagination",
     "ConversationSearcher",
     "CrossConversationSearcher",
@@ -53,15 +91,29 @@ __all__ = [
     "EmptyQuery",
     "IndexNotFound",
     "InvalidCursor",
+    "InvalidLimit",
     "InvalidMatchMode",
     "InvalidQuery",
     "InvalidScope",
+    "InvalidSearchMode",
     "InvalidSince",
+    "InvalidTypes",
+    "InvalidUntil",
     "MatchMode",
+    "MemoryHit",
+    "MemorySearchResult",
+    "MemorySearcher",
+    "QueryTooLong",
     "RecallError",
     "RecallItem",
     "RecallPage",
+    "Score",
+    "SearchMode",
     "SearchRefused",
+    "Searchers",
+    "SessionLister",
+    "SessionSummary",
+    "SessionsPage",
     "TermTooLong",
     "TooManyTerms",
     "load_cursor_key",

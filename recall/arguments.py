@@ -5,11 +5,12 @@ argument is a clear error rather than an engine error or, worse, a silent "no fi
 
 from typing import Literal
 
-from session_recall.core.instant import EXPECTED_FORMAT, Instant, InvalidInstant
+from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
     InvalidSince,
+    RecallError,
     TermTooLong,
     TooManyTerms,
 )
@@ -61,14 +62,21 @@ def parse_match(match: str) -> MatchMode:
 
 
 def parse_since(since: str | Instant | None) -> Instant | None:
-    if since is None or isinstance(since, Instant):
-        return since
+    return parse_instant("since", since, InvalidSince)
+
+
+def parse_instant(
+    name: str, value: str | Instant | None, error: type[RecallError]
+) -> Instant | None:
+    """An optional instant argument; `error` names which one was wrong."""
+    if value is None or isinstance(value, Instant):
+        return value
     try:
-        return Instant.parse(since)
-    except InvalidInstant:
-        raise InvalidSince(
-            f"since={since!r} is not an ISO-8601 instant with a time and a zone.",
-            hint=f"Use the format {EXPECTED_FORMAT}.",
+        return Instant.parse(value)
+    except InvalidInstant as err:
+        # The instant's own reason: a bad format, an impossible date, or out of range.
+        raise error(
+            f"{name}: {err}", hint=f"Leave {name} out to search the full history."
         ) from None
 
 

@@ -1,12 +1,15 @@
-"""conversation_search: the one session the calling application is in."""
+"""conversation_search: the one session the calling application is in; and reading
+that session whole, a page at a time."""
+
+from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
 from session_recall.recall.arguments import clamp_page, parse_phrase
 from session_recall.recall.page import RecallPage
-from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
-from session_recall.recall.scope import Scope, required
+from session_recall.recall.scope import SearchScope, required
 
 
 class ConversationSearcher:
@@ -20,28 +23,18 @@ class ConversationSearcher:
         self,
         client: Elasticsearch,
         *,
-        alias: str,
         user_id: str,
         session_id: str,
-        cursor_key: bytes,
-        page_size: int = 10,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
-        search_timeout: float | None = None,
+        **options: Unpack[PagerOptions],
     ) -> None:
+        self._pager = Pager(client, **options)
+        alias = options["alias"]
         user_id = required("user_id", user_id)
         session_id = required("session_id", session_id)
-        self._scope = Scope(
+        self._scope = SearchScope(
             key=("conversation", alias, user_id, session_id),
             pinned=(("user_id", user_id), ("session_id", session_id)),
             routing=user_id,
-        )
-        self._pager = Pager(
-            client,
-            alias=alias,
-            page_size=page_size,
-            cursor_key=cursor_key,
-            max_result_window=max_result_window,
-            search_timeout=search_timeout,
         )
 
     def search(self, query: str, *, page: int = 0, cursor: str | None = None) -> RecallPage:
@@ -49,7 +42,17 @@ class ConversationSearcher:
 
         The query is taken whole, commas included, and matched ignoring case.
         """
-        criteria = Criteria((parse_phrase(query),))
+        return self._fetch(Criteria((parse_phrase(query),)), page, cursor)
+
+    def read(self, *, page: int = 0, cursor: str | None = None) -> RecallPage:
+        """Every event of this session, oldest first, a page at a time.
+
+        Not offered to models: the conversation tool only ever calls `search`. A
+        cursor of a search does not carry over to a read, nor the other way round.
+        """
+        return self._fetch(Criteria(()), page, cursor)
+
+    def _fetch(self, criteria: Criteria, page: int, cursor: str | None) -> RecallPage:
         page = clamp_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
         return self._pager.fetch(self._scope, criteria, page=page, state=state)

@@ -1,16 +1,17 @@
-"""Cross-conversation search: a contact's recent conversations in one inbox.
+"""Cross-conversation search: a contact's recent conversations in one inbox, of one user.
 
 In scope: chat conversations of the contact in the inbox whose last message falls in
 the lookback window, at most `max_conversations` of them, the most recently active
 (see `recent_conversations`); all their messages, old ones included; and the current
-conversation, always, whatever its age or type. Out: other contacts, other inboxes,
-non-chat conversations, and erased ones (their events are gone). Disabled, only the
-current conversation is searched.
+conversation, always, whatever its age or type. Out: other users, other contacts, other
+inboxes, non-chat conversations, and erased ones (their events are gone). Disabled,
+only the current conversation is searched.
 
-A conversation is its session_id: should two users' sessions share an id under the
-same contact and inbox, they count as one. The window is measured from the instant the
-first page is served, and a cursor keeps that instant: every page of a chain searches
-the same conversations.
+Every request is pinned to one user and routed to its shard: contact and inbox ids
+repeat across users (tenants), so the same contact under another user is another
+person. Within the user, a conversation is its session_id. The window is measured
+from the instant the first page is served, and a cursor keeps that instant: every
+page of a chain searches the same conversations.
 
 Finding the most recently active conversations: a `terms` aggregation over the window
 (see `recent_conversations`), not a per-conversation summary kept by the indexer.
@@ -30,6 +31,7 @@ as fresh as the events, and forgets an erased conversation the moment its events
 """
 
 from collections.abc import Callable
+from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
@@ -37,7 +39,7 @@ from session_recall.core.instant import Instant
 from session_recall.recall.arguments import MatchMode, clamp_page, parse_match, parse_terms
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.page import RecallPage
-from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
 from session_recall.recall.recent_conversations import (
     conversations_clause,
@@ -45,49 +47,39 @@ from session_recall.recall.recent_conversations import (
     recent_conversations_body,
     window_start,
 )
-from session_recall.recall.scope import Scope, required
+from session_recall.recall.scope import SearchScope, required
 
 
 class CrossConversationSearcher:
-    """Searches the conversations of one contact in one inbox.
+    """Searches the conversations of one contact in one inbox of one user.
 
-    When `user_id` is given, every request is also pinned to that user and routed to
-    its shard; without it, the contact and inbox alone bind the search.
+    The user, contact and inbox are fixed for the searcher's lifetime; every request
+    is pinned to all three and routed to the user's shard.
     """
 
     def __init__(
         self,
         client: Elasticsearch,
         *,
-        alias: str,
+        user_id: str,
         contact_id: str,
         inbox_id: str,
-        cursor_key: bytes,
         settings: CrossConversationSettings | None = None,
-        user_id: str | None = None,
-        page_size: int = 10,
         now: Callable[[], Instant] = Instant.now,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
-        search_timeout: float | None = None,
+        **options: Unpack[PagerOptions],
     ) -> None:
+        self._pager = Pager(client, **options)
         self._client = client
-        self._alias = alias
+        self._alias = options["alias"]
+        self._user_id = required("user_id", user_id)
         self._contact_id = required("contact_id", contact_id)
         self._inbox_id = required("inbox_id", inbox_id)
-        self._user_id = None if user_id is None else required("user_id", user_id)
         self._settings = settings if settings is not None else CrossConversationSettings()
         self._now = now
-        pinned = [("contact_id", self._contact_id), ("inbox_id", self._inbox_id)]
-        if self._user_id is not None:
-            pinned.append(("user_id", self._user_id))
-        self._pinned = tuple(pinned)
-        self._pager = Pager(
-            client,
-            alias=alias,
-            page_size=page_size,
-            cursor_key=cursor_key,
-            max_result_window=max_result_window,
-            search_timeout=search_timeout,
+        self._pinned = (
+            ("user_id", self._user_id),
+            ("contact_id", self._contact_id),
+            ("inbox_id", self._inbox_id),
         )
 
     def search(
@@ -126,7 +118,7 @@ class CrossConversationSearcher:
             frozen = state.window_end if state is not None else None
             window_end = self._now() if frozen is None else Instant(frozen)
             recent = self._recent(window_end)
-        scope = Scope(
+        scope = SearchScope(
             key=key,
             pinned=self._pinned,
             clauses=(conversations_clause(current, recent),),
@@ -136,9 +128,9 @@ class CrossConversationSearcher:
 
     def _recent(self, window_end: Instant) -> list[str]:
         body = recent_conversations_body(
+            user_id=self._user_id,
             contact_id=self._contact_id,
             inbox_id=self._inbox_id,
-            user_id=self._user_id,
             start=window_start(window_end, self._settings.lookback_days),
             end=window_end,
             limit=self._settings.max_conversations,

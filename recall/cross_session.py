@@ -1,5 +1,7 @@
 """cross_session_search: every session of one user, for background agents."""
 
+from typing import Unpack
+
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
@@ -11,9 +13,9 @@ from session_recall.recall.arguments import (
     parse_terms,
 )
 from session_recall.recall.page import RecallPage
-from session_recall.recall.pager import DEFAULT_MAX_RESULT_WINDOW, Pager
+from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
-from session_recall.recall.scope import Scope, required
+from session_recall.recall.scope import SearchScope, required
 
 
 class CrossSessionSearcher:
@@ -27,26 +29,16 @@ class CrossSessionSearcher:
         self,
         client: Elasticsearch,
         *,
-        alias: str,
         user_id: str,
-        cursor_key: bytes,
-        page_size: int = 10,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
-        search_timeout: float | None = None,
+        **options: Unpack[PagerOptions],
     ) -> None:
+        self._pager = Pager(client, **options)
+        alias = options["alias"]
         user_id = required("user_id", user_id)
-        self._scope = Scope(
+        self._scope = SearchScope(
             key=("cross_session", alias, user_id),
             pinned=(("user_id", user_id),),
             routing=user_id,
-        )
-        self._pager = Pager(
-            client,
-            alias=alias,
-            page_size=page_size,
-            cursor_key=cursor_key,
-            max_result_window=max_result_window,
-            search_timeout=search_timeout,
         )
 
     def search(

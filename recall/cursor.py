@@ -27,7 +27,7 @@ import re
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from session_recall.recall.errors import CursorMismatch, InvalidCursor, InvalidScope
-from session_recall.recall.query import Position
+from session_recall.recall.query import SortPosition
 
 _DOMAIN = b"session-recall cursor v1\x00"
 _MAC_BYTES = 32
@@ -45,7 +45,7 @@ class CursorState(BaseModel):
     scope: str
     query: str
     as_of: int
-    after: Position
+    after: SortPosition
     window_end: int | None = None
 
 

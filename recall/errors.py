@@ -1,11 +1,14 @@
 """What can go wrong in a recall search. Each message is short and names the next step,
-because the reader is often a model that has to fix its own tool call."""
+because the reader is often a model that has to fix its own tool call; each `kind`
+says whose move it is (the caller's, the operator's, or a retry's)."""
 
-from session_recall.core.errors import SessionRecallError
+from session_recall.core.errors import ErrorKind, SessionRecallError
 
 
 class RecallError(SessionRecallError):
     """A recall search could not run as asked."""
+
+    kind = ErrorKind.CALLER
 
 
 class InvalidQuery(RecallError):
@@ -29,7 +32,8 @@ class InvalidMatchMode(RecallError):
 
 
 class InvalidSince(RecallError):
-    """`since` is not an ISO-8601 instant with a time and an offset."""
+    """`since` is not an ISO-8601 instant with a time and an offset, or falls outside
+    the instants an event can carry."""
 
 
 class InvalidCursor(RecallError):
@@ -45,12 +49,40 @@ class ConflictingPagination(RecallError):
 
 
 class InvalidScope(RecallError):
-    """A searcher was built with a missing or unusable scope or setting."""
+    """A searcher was built with a missing or unusable scope or setting (an empty or
+    overlong id, say): whoever named the scope must name another."""
 
 
 class IndexNotFound(RecallError):
-    """The alias to search does not exist."""
+    """The alias to search does not exist: not set up yet, or a wrong name.
+
+    Unavailable, as a missing alias is on the write side: the search works once
+    `setup` has run, and the caller (often a model) is not the one at fault."""
+
+    kind = ErrorKind.UNAVAILABLE
 
 
 class SearchRefused(RecallError):
     """Elasticsearch refused the search for a reason retrying will not fix (e.g. 403)."""
+
+    kind = ErrorKind.OPERATOR
+
+
+class QueryTooLong(InvalidQuery):
+    """A natural-language query is longer than one search takes."""
+
+
+class InvalidUntil(RecallError):
+    """`until` is not an ISO-8601 instant with a time and an offset."""
+
+
+class InvalidLimit(RecallError):
+    """`limit` or `context` is not a whole number within its bounds."""
+
+
+class InvalidTypes(RecallError):
+    """`types` is not a short list of event types."""
+
+
+class InvalidSearchMode(RecallError):
+    """`mode` is none of keyword, semantic and hybrid."""

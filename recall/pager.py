@@ -18,7 +18,7 @@ host would otherwise hide what the user just said from the last page of a search
 comes with the first page: an aggregation sent beside it in one `msearch`.
 """
 
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from elasticsearch import Elasticsearch
 
@@ -30,15 +30,17 @@ from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.query import (
     Body,
     Criteria,
-    Position,
+    SortPosition,
     latest_body,
     latest_instant,
     page_body,
     search_query,
     skip_body,
 )
-from session_recall.recall.scope import Scope, binding
+from session_recall.recall.scope import SearchScope, binding
 
+# The reference tools' page: enough to read in one go, little enough for a model's context.
+DEFAULT_PAGE_SIZE = 10
 # A page is read by a model or a person; a thousand events is past any useful page and
 # keeps page_size + 1 well inside the result window.
 MAX_PAGE_SIZE = 1000
@@ -47,22 +49,35 @@ DEFAULT_MAX_RESULT_WINDOW = 10_000
 _SORT_ONLY = "hits.hits.sort"
 
 
+class PagerOptions(TypedDict, total=False):
+    """What every searcher passes to its pager; the searchers take these keywords too."""
+
+    alias: Required[str]
+    cursor_key: Required[bytes]
+    # Unset or None: DEFAULT_PAGE_SIZE.
+    page_size: int | None
+    # Unset or None: DEFAULT_MAX_RESULT_WINDOW. Pass the index's own setting if changed.
+    max_result_window: int | None
+    # Seconds Elasticsearch may spend on each search (its `timeout`); unset or None: no limit.
+    search_timeout: float | None
+
+
+def checked_page_size(page_size: int | None) -> int:
+    """The page size to use: the default when unset, else one within the bounds."""
+    page_size = DEFAULT_PAGE_SIZE if page_size is None else page_size
+    if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InvalidScope(
+            f"page_size={page_size!r} is out of range.",
+            hint=f"Use a page size from 1 to {MAX_PAGE_SIZE}.",
+        )
+    return page_size
+
+
 class Pager:
-    def __init__(
-        self,
-        client: Elasticsearch,
-        *,
-        alias: str,
-        page_size: int,
-        cursor_key: bytes,
-        max_result_window: int = DEFAULT_MAX_RESULT_WINDOW,
-        search_timeout: float | None = None,
-    ) -> None:
-        if not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise InvalidScope(
-                f"page_size={page_size!r} is out of range.",
-                hint=f"Use a page size from 1 to {MAX_PAGE_SIZE}.",
-            )
+    def __init__(self, client: Elasticsearch, **options: Unpack[PagerOptions]) -> None:
+        alias, cursor_key = options["alias"], options["cursor_key"]
+        page_size = checked_page_size(options.get("page_size"))
+        max_result_window = options.get("max_result_window") or DEFAULT_MAX_RESULT_WINDOW
         if max_result_window <= page_size:
             raise InvalidScope(
                 f"max_result_window={max_result_window} must exceed the page size.",
@@ -73,7 +88,7 @@ class Pager:
         self.page_size = page_size
         self._window = max_result_window
         self._codec = CursorCodec(cursor_key)
-        self.search_timeout = search_timeout
+        self.search_timeout = options.get("search_timeout")
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -95,7 +110,7 @@ class Pager:
 
     def fetch(
         self,
-        scope: Scope,
+        scope: SearchScope,
         criteria: Criteria,
         *,
         page: int = 0,
@@ -119,7 +134,7 @@ class Pager:
             scope=binding(list(scope.key)),
             query=self._query_digest(criteria),
             as_of=as_of.nanos,
-            after=Position.of(hits[size - 1]),
+            after=SortPosition.of(hits[size - 1]),
             window_end=None if window_end is None else window_end.nanos,
         )
         return RecallPage(items=items, next_cursor=self._codec.encode(next_state))
@@ -140,7 +155,7 @@ class Pager:
             hits = transport.hits(response)
             if not hits:  # fewer matches than the page number needs
                 return {}, {}
-            after, skip = Position.of(hits[0]), skip - hop
+            after, skip = SortPosition.of(hits[0]), skip - hop
         page_query = search_query(filters, criteria, after=after)
         response, latest = transport.msearch(
             self._client,
@@ -167,7 +182,7 @@ class Pager:
 
 def _item(hit: Body) -> RecallItem:
     source = hit.get("_source", {})
-    position = Position.of(hit)
+    position = SortPosition.of(hit)
     return RecallItem(
         session_id=source.get("session_id", ""),
         timestamp=Instant(position.timestamp),

@@ -15,20 +15,19 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
 from session_recall.recall.arguments import MatchMode
 
 Body = dict[str, Any]
 
-# event_id breaks ties between events of the same instant, and user_id ties between
-# two users' events with the same event_id (event ids are unique per user only; a
-# contact's conversations span users). The order is total, so search_after never skips
-# or repeats. (Sorting on _id is not possible.)
-SORT = [{"timestamp": "asc"}, {"event_id": "asc"}, {"user_id": "asc"}]
+# Hits come in EVENT_ORDER (see session_recall.core.order): a total order, so
+# search_after never skips or repeats.
+SORT = event_order()
 # The timestamp and event_id come back as sort values; the rest from _source.
 SOURCE = ["session_id", "type", "text"]
 
 
-class Position(NamedTuple):
+class SortPosition(NamedTuple):
     """Where a hit sits in the sort order: its sort values."""
 
     timestamp: int  # epoch nanoseconds, as Elasticsearch returns date_nanos sort values
@@ -36,14 +35,17 @@ class Position(NamedTuple):
     user_id: str
 
     @classmethod
-    def of(cls, hit: Body) -> "Position":
+    def of(cls, hit: Body) -> "SortPosition":
         timestamp, event_id, user_id = hit["sort"]
         return cls(int(timestamp), str(event_id), str(user_id))
 
 
 @dataclass(frozen=True)
 class Criteria:
-    """The validated query: its terms, how they combine, and the earliest instant."""
+    """The validated query: its terms, how they combine, and the earliest instant.
+
+    No terms at all: every event of the scope (reading a session, not searching it).
+    """
 
     terms: tuple[str, ...]
     match: MatchMode = "any"
@@ -58,9 +60,10 @@ def search_query(
     criteria: Criteria,
     *,
     as_of: Instant | None = None,
-    after: Position | None = None,
+    after: SortPosition | None = None,
 ) -> Body:
-    """The bool query: scope and time in `filter`, one `match_phrase` per term."""
+    """The bool query: scope and time in `filter`, one `match_phrase` per term (none:
+    the filters alone)."""
     clauses = list(filters)
     bounds: dict[str, str] = {}
     if criteria.since is not None:
@@ -71,13 +74,15 @@ def search_query(
         clauses.append({"range": {"timestamp": bounds}})
     if after is not None:
         clauses.append(after_clause(after))
+    if not criteria.terms:
+        return {"bool": {"filter": clauses}}
     phrases = [{"match_phrase": {"text": {"query": term}}} for term in criteria.terms]
     if criteria.match == "all":
         return {"bool": {"filter": clauses, "must": phrases}}
     return {"bool": {"filter": clauses, "should": phrases, "minimum_should_match": 1}}
 
 
-def after_clause(position: Position) -> Body:
+def after_clause(position: SortPosition) -> Body:
     """Hits strictly after `position` in SORT order, as a filter.
 
     The same as `search_after`, but usable together with `from`, which Elasticsearch
@@ -108,7 +113,7 @@ def page_body(
     *,
     size: int,
     offset: int = 0,
-    search_after: Position | None = None,
+    search_after: SortPosition | None = None,
 ) -> Body:
     """One page of hits in chronological order. The total is never counted."""
     body: Body = {

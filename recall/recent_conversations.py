@@ -1,10 +1,10 @@
 """Which of a contact's conversations count as recent: one aggregation over the window.
 
-Conversations are chat ones of the contact in the inbox with a message in the lookback
-window, that is, whose last message falls in it. A `terms` aggregation on session_id,
-ordered by its `max(timestamp)`, keeps the most recently active. Ordering by `max`
-descending is exact even over several indices: a conversation's latest message sits
-in one shard, where everything more recent ranks above it too. Ties at the same
+Conversations are chat ones of the user's contact in the inbox with a message in the
+lookback window, that is, whose last message falls in it. A `terms` aggregation on
+session_id, ordered by its `max(timestamp)`, keeps the most recently active. Ordering
+by `max` descending is exact even over several indices: a conversation's latest
+message sits in one shard, where everything more recent ranks above it too. Ties at the same
 millisecond (what `max` on date_nanos reports) go to the smaller session_id.
 """
 
@@ -25,20 +25,19 @@ def window_start(window_end: Instant, lookback_days: int) -> Instant:
 
 def recent_conversations_body(
     *,
+    user_id: str,
     contact_id: str,
     inbox_id: str,
-    user_id: str | None,
     start: Instant,
     end: Instant,
     limit: int,
 ) -> Body:
     filters: list[Body] = [
+        {"term": {"user_id": user_id}},
         {"term": {"contact_id": contact_id}},
         {"term": {"inbox_id": inbox_id}},
         {"term": {"conversation_type": "chat"}},
     ]
-    if user_id is not None:
-        filters.append({"term": {"user_id": user_id}})
     bounds = {"gte": start.to_elasticsearch(), "lte": end.to_elasticsearch()}
     filters.append({"range": {"timestamp": bounds}})
     return {
@@ -61,9 +60,9 @@ def recent_conversations_body(
 def conversations_clause(current_session_id: str | None, recent: list[str]) -> Body:
     """The current conversation, whatever its type, or one of the recent chat ones.
 
-    The chat condition is repeated here, not left to the aggregation: a session id is
-    not unique across users, and another user's non-chat conversation of the same
-    contact, inbox and id must stay out. With neither, the clause matches nothing.
+    The chat condition is repeated here, not left to the aggregation: the aggregation
+    only names session ids, and events of the same id that are not chat ones must stay
+    out. With neither, the clause matches nothing.
     """
     either: list[Body] = []
     if current_session_id is not None:
@@ -91,7 +90,7 @@ def recent_conversations(
     *,
     alias: str,
     body: Body,
-    routing: str | None,
+    routing: str,
     timeout: float | None = None,
 ) -> list[str]:
     """The session ids the aggregation found, most recently active first."""

@@ -4,11 +4,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from session_recall.core import digest
+from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.recall.errors import InvalidScope
 
 
 @dataclass(frozen=True)
-class Scope:
+class SearchScope:
     """The part of every query that no argument of a search can change.
 
     `key` identifies the scope for cursors: a tuple, JSON-encoded when digested, so
@@ -35,10 +36,16 @@ def binding(value: Any) -> str:
 
 
 def required(name: str, value: object) -> str:
-    """A scope value: a non-empty string, since an empty one would match nothing or all."""
+    """A scope value: a non-empty string, since an empty one would match nothing or all,
+    and no longer than any stored id (ingest refuses longer ones)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidScope(
             f"{name} must be a non-empty string, not {value!r}.",
             hint=f"Build the searcher with the {name} of the caller.",
+        )
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidScope(
+            f"{name} is {len(value)} characters long; the limit is {MAX_ID_CHARS}.",
+            hint=f"No stored event has a longer {name}: pass the id it was stored with.",
         )
     return value

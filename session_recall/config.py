@@ -1,8 +1,10 @@
 """Configuration from the environment; every field has a matching CLI flag."""
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from elastic_transport.client_utils import url_to_node_config
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
@@ -35,6 +37,40 @@ class Settings(BaseSettings):
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+    # Semantic recall (see `session_recall.embedders`): the offline static model by
+    # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
+    embedder: Literal["static", "endpoint", "none"] = Field(
+        default="static", alias="SESSION_RECALL_EMBEDDER"
+    )
+    embeddings_url: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_URL")
+    embeddings_model: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_MODEL")
+    embeddings_dims: int | None = Field(
+        default=None, ge=1, le=4096, alias="SESSION_RECALL_EMBEDDINGS_DIMS"
+    )
+    embeddings_api_key: SecretStr | None = Field(
+        default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY"
+    )
+
+    @field_validator("elasticsearch_url")
+    @classmethod
+    def _usable_url(cls, url: str | None) -> str | None:
+        """Checked as the client will read it, so a URL without a scheme is a message
+        here rather than a ValueError from inside the client."""
+        if not url:
+            return url
+        try:
+            node = url_to_node_config(url)
+        except ValueError:
+            node = None
+        if node is None or node.scheme not in ("http", "https"):
+            head, at, host = url.rpartition("@")
+            scheme = head.split("://")[0] + "://" if "://" in head else ""
+            shown = f"{scheme}***@{host}" if at else url  # credentials never shown
+            raise ConfigurationError(
+                f"ELASTICSEARCH_URL {shown!r} is not a URL Elasticsearch can be reached at.",
+                hint="Give the scheme, the host and the port, e.g. http://127.0.0.1:9200.",
+            )
+        return url
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
@@ -47,6 +83,14 @@ class Settings(BaseSettings):
             raise ConfigurationError(
                 "A username needs a password and a password needs a username.",
                 hint="Set both ELASTICSEARCH_USERNAME and ELASTICSEARCH_PASSWORD.",
+            )
+        if self.embedder == "endpoint" and not (
+            self.embeddings_url and self.embeddings_model and self.embeddings_dims
+        ):
+            raise ConfigurationError(
+                "SESSION_RECALL_EMBEDDER=endpoint needs the endpoint's URL, model and size.",
+                hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
+                "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
         if not self.index or self.index != self.index.lower() or self.index.startswith(("_", "-")):
             raise ConfigurationError(

@@ -10,7 +10,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from session_recall import __version__
-from session_recall.tools import BoundTool
+from session_recall.tools import BoundTool, ToolArgumentError, ToolResult
 
 INSTRUCTIONS = (
     "Recall tools over past conversations. Their scope (user, contact, inbox) is fixed by the "
@@ -38,13 +38,16 @@ def build_server(tools: list[BoundTool]) -> Server:
     async def call_tool(_ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = by_name.get(params.name)
         if tool is None:
-            text = f"Error: there is no tool named {params.name!r}; use one of {sorted(by_name)}."
+            unknown = ToolArgumentError(
+                f"there is no tool named {params.name!r}; use one of {sorted(by_name)}."
+            )
+            result = ToolResult.failure(unknown)
         else:
             # The client and Elasticsearch calls block: keep them off the event loop.
-            text = await anyio.to_thread.run_sync(tool.call, dict(params.arguments or {}))
+            result = await anyio.to_thread.run_sync(tool.call, dict(params.arguments or {}))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            is_error=text.startswith("Error: "),
+            content=[types.TextContent(type="text", text=result.text)],
+            is_error=result.is_error,
         )
 
     return Server(

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from elasticsearch import BadRequestError, Elasticsearch
 
-from session_recall.mappings import index_templates
+from session_recall.mappings import index_templates, mapping_update
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ def install(client: Elasticsearch, alias: str) -> SetupResult:
 
     existing = _write_index(client, alias)
     if existing is not None:
+        # Indices made by an earlier release gain the fields added since.
+        client.indices.put_mapping(index=alias, **mapping_update())
         return SetupResult(alias=alias, write_index=existing, created_index=False)
     try:
         client.indices.create(

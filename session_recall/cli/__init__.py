@@ -9,8 +9,12 @@ from session_recall import __version__
 from session_recall.cli.agent_tools import mcp, tools
 from session_recall.cli.context import AppContext
 from session_recall.cli.delete import delete
+from session_recall.cli.embed import embed
+from session_recall.cli.group import RecallGroup
 from session_recall.cli.ingest import ingest_command
+from session_recall.cli.memory import memory_search
 from session_recall.cli.node import node
+from session_recall.cli.reads import sessions, show
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
@@ -20,25 +24,42 @@ from session_recall.core.errors import SessionRecallError
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(cls=RecallGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="session-recall")
-@click.option("--es-url", envvar="ELASTICSEARCH_URL", help="Elasticsearch URL.")
-@click.option("--api-key", envvar="ELASTICSEARCH_API_KEY", help="API key (never printed).")
-@click.option("--username", envvar="ELASTICSEARCH_USERNAME", help="Basic-auth user.")
 @click.option(
-    "--password", envvar="ELASTICSEARCH_PASSWORD", help="Basic-auth password (never printed)."
+    "--es-url",
+    envvar="ELASTICSEARCH_URL",
+    show_envvar=True,
+    help="Elasticsearch URL, e.g. http://127.0.0.1:9200.",
 )
 @click.option(
-    "--ca-certs", envvar="ELASTICSEARCH_CA_CERTS", type=click.Path(dir_okay=False, path_type=Path),
+    "--api-key", envvar="ELASTICSEARCH_API_KEY", show_envvar=True, help="API key (never printed)."
+)
+@click.option(
+    "--username", envvar="ELASTICSEARCH_USERNAME", show_envvar=True, help="Basic-auth user."
+)
+@click.option(
+    "--password",
+    envvar="ELASTICSEARCH_PASSWORD",
+    show_envvar=True,
+    help="Basic-auth password (never printed).",
+)
+@click.option(
+    "--ca-certs",
+    envvar="ELASTICSEARCH_CA_CERTS",
+    show_envvar=True,
+    type=click.Path(dir_okay=False, path_type=Path),
     help="CA certificate bundle for HTTPS.",
-)  # fmt: skip
+)
 @click.option(
     "--index",
     envvar="SESSION_RECALL_INDEX",
+    show_envvar=True,
     help="Alias to read and write.  [default: session-events]",
 )
 @click.option(
-    "--home", envvar="SESSION_RECALL_HOME", type=click.Path(file_okay=False, path_type=Path),
+    "--home", envvar="SESSION_RECALL_HOME", show_envvar=True,
+    type=click.Path(file_okay=False, path_type=Path),
     help="Folder for local state.  [default: ~/.cache/session-recall]",
 )  # fmt: skip
 @click.pass_context
@@ -54,8 +75,15 @@ def main(
 ) -> None:
     """Searchable, user-isolated memory of AI agent sessions, in Elasticsearch.
 
-    Every option can also come from the environment variable named in its help.
+    Each option below can also come from the environment variable its help names, and
+    goes before the command: `session-recall --index my-events search ...`.
 
+    \b
+    Exit codes:
+      0  success
+      1  ingest: some events went to the dead-letter file (`node status`: not running)
+      2  usage: a wrong option, argument or query; change the command
+      3  Elasticsearch unavailable or not set up, or the configuration is wrong
     \b
     Example:
       session-recall node start && session-recall setup
@@ -83,6 +111,10 @@ main.add_command(delete)
 main.add_command(search)
 main.add_command(search_session)
 main.add_command(search_conversations)
+main.add_command(memory_search)
+main.add_command(embed)
+main.add_command(sessions)
+main.add_command(show)
 main.add_command(tools)
 main.add_command(mcp)
 

@@ -6,17 +6,18 @@ import sys
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
-from session_recall.recall import CrossConversationSettings
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,
     TOOLS,
     BoundTool,
     cross_conversation_tool,
     cross_session_tool,
+    memory_tool,
     tool_definitions,
 )
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 
 @click.command("tools")
@@ -37,24 +38,30 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 
 
 @click.command("mcp")
-@click.option("--user", required=True, help="The user whose sessions cross_session_search reads.")
+@click.option(
+    "--user", required=True,
+    help="The user whose sessions cross_session_search and memory_search read.",
+)  # fmt: skip
 @click.option(
     "--contact", help="With --inbox: also serve cross_conversation_search (within --user)."
 )
 @click.option("--inbox", help="The inbox of --contact.")
 @click.option("--current-session", help="The conversation the agent is in.")
-@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365))
+@click.option(
+    "--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
+    help="With --contact: how recent a conversation's last message must be.",
+)  # fmt: skip
 @pass_app
-@reports_errors
 def mcp(
     app: AppContext,
     user: str,
     contact: str | None,
     inbox: str | None,
     current_session: str | None,
-    lookback_days: int,
+    lookback_days: int | None,
 ) -> None:
-    """Serve the recall tools over stdio to an MCP client, bound to one user.
+    """Serve the recall tools (cross_session_search and memory_search) over stdio to an
+    MCP client, bound to one user.
 
     The scope is fixed here, on the command line: no tool call can change it.
 
@@ -71,13 +78,15 @@ def mcp(
 
     # stdout carries the protocol: anything else a library logs goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    searchers = Searchers.from_settings(app.client, app.settings)
-    bound: list[BoundTool] = [cross_session_tool(searchers.cross_session(user_id=user))]
+    searchers = searchers_for(app.client, app.settings)
+    bound: list[BoundTool] = [
+        cross_session_tool(searchers.cross_session(user_id=user)),
+        memory_tool(searchers.memory(user_id=user)),
+    ]
     if contact and inbox:
-        settings = CrossConversationSettings(enabled=True, lookback_days=lookback_days)
-        # Pinned to --user too: contact and inbox ids may repeat across users (tenants).
+        settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
-            contact_id=contact, inbox_id=inbox, settings=settings, user_id=user
+            user_id=user, contact_id=contact, inbox_id=inbox, settings=settings
         )
         bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
     anyio.run(serve_stdio, build_server(bound))

@@ -1,18 +1,10 @@
-"""What every command shares: the settings from flags and environment, the client,
-and the translation of project errors into click's exit codes (1 failure, 2 usage)."""
-
-import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
+"""What every command shares: the settings from flags and environment, and the client."""
 
 import click
 from elasticsearch import Elasticsearch
 
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
-from session_recall.core.errors import SessionRecallError
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class AppContext:
@@ -32,16 +24,3 @@ class AppContext:
 
 
 pass_app = click.make_pass_decorator(AppContext)
-
-
-def reports_errors(func: F) -> F:
-    """Turn a `SessionRecallError` into a one-line message and exit code 1."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except SessionRecallError as err:
-            raise click.ClickException(str(err)) from None
-
-    return wrapper  # type: ignore[return-value]

@@ -15,8 +15,11 @@ from typing import BinaryIO
 import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
+from session_recall.core.strict_json import BOM
+from session_recall.embedders import embedder_for
 from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
 from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
@@ -31,6 +34,8 @@ from session_recall.indexer.lines import (
 )
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
+# Enough to see past a byte order mark and leading blank space to the first character.
+ARRAY_PEEK_BYTES = 64
 
 
 @click.command()
@@ -51,36 +56,11 @@ DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
     default=DEFAULT_DEAD_LETTER, show_default=True,
     help="Where refused events go, with the reason (NDJSON, appended).",
 )  # fmt: skip
-@click.option(
-    "--chunk-size",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Events per bulk request.",
-)
-@click.option(
-    "--chunk-bytes",
-    default=5 * 1024 * 1024,
-    show_default=True,
-    type=click.IntRange(1024),
-    help="Bytes per bulk request.",
-)
-@click.option(
-    "--max-attempts",
-    default=10,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Tries per event on 429/5xx.",
-)
-@click.option(
-    "--max-text-bytes",
-    default=1_000_000,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Longest text accepted.",
-)
+@library_option("--chunk-size", WriterOptions, "chunk_events", "Events per bulk request.")
+@library_option("--chunk-bytes", WriterOptions, "chunk_bytes", "Bytes per bulk request.")
+@library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
+@library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
 @pass_app
-@reports_errors
 def ingest_command(
     app: AppContext,
     source: str,
@@ -88,10 +68,10 @@ def ingest_command(
     follow: bool,
     rotation_quiet: float,
     dead_letter: Path,
-    chunk_size: int,
-    chunk_bytes: int,
-    max_attempts: int,
-    max_text_bytes: int,
+    chunk_size: int | None,
+    chunk_bytes: int | None,
+    max_attempts: int | None,
+    max_text_bytes: int | None,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -100,8 +80,13 @@ def ingest_command(
     Events of a scope erased after their timestamp (replays after `delete`) are
     refused on purpose: counted in the summary, copied nowhere.
 
+    Each event is stored with its vector from the configured embedder
+    (SESSION_RECALL_EMBEDDER); when the embedder fails, events are stored without one,
+    and `session-recall embed --backfill` adds them later.
+
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
-    dead-letter file.
+    dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
+    unavailable or not set up (run it again: what was acknowledged is stored).
 
     \b
     Example:
@@ -109,11 +94,16 @@ def ingest_command(
     """
     if source == "-" and (checkpoint or follow):
         raise click.UsageError("--checkpoint and --follow need a FILE, not stdin.")
-    options = WriterOptions(
-        chunk_events=chunk_size,
-        chunk_bytes=chunk_bytes,
-        retry=RetryPolicy(max_attempts=max_attempts),
+    retry = build(RetryPolicy, {"max_attempts": ("--max-attempts", max_attempts)})
+    options = build(
+        WriterOptions,
+        {
+            "chunk_events": ("--chunk-size", chunk_size),
+            "chunk_bytes": ("--chunk-bytes", chunk_bytes),
+            "retry": ("--max-attempts", retry),
+        },
     )
+    limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
     stop = threading.Event()
     tail = (
         functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet) if follow else None
@@ -131,12 +121,15 @@ def ingest_command(
                     checkpoint_path=checkpoint,
                     start=start,
                     options=options,
-                    limits=EventLimits(max_text_bytes=max_text_bytes),
+                    limits=limits,
                     on_progress=report,
+                    embedder=embedder_for(app.settings),
                 )
             except WriteUnavailable as err:
-                resume = f" Run the same command to resume from {checkpoint}." if checkpoint else ""
-                raise click.ClickException(f"{err}{resume}") from None
+                if checkpoint is None:
+                    raise
+                resume = f"Run the same command to resume from {checkpoint}."
+                raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
         _refresh(client, app.settings.index)
     _finish(summary)
 
@@ -172,6 +165,8 @@ def _input(
     source: str, checkpoint: Path | None, dead_letter: Path, tail: Tail | None
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        _refuse_json_array(peek(ARRAY_PEEK_BYTES) if peek else b"", source)
         yield read_stream(sys.stdin.buffer), Position(), None
         return
     path = Path(source)
@@ -207,12 +202,26 @@ def _input(
                     err=True,
                 )
             start = Position(offset=offset, inode=stat.st_ino)
+        if offset == 0:
+            _refuse_json_array(file.read(ARRAY_PEEK_BYTES), source)
         if tail is not None:
             yield tail(path, start=offset), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)
             yield itertools.chain(head, rest), start, total
+
+
+def _refuse_json_array(head: bytes, source: str) -> None:
+    """A JSON array (a pretty-printed export, say) is refused before anything is read:
+    line by line, each of its lines would be dead-lettered as broken JSON."""
+    if head.removeprefix(BOM).lstrip().startswith(b"["):
+        name = "the input" if source == "-" else source
+        raise click.UsageError(
+            f"{name} holds a JSON array; ingest reads NDJSON, one event per line. "
+            f"Convert it with `jq -c '.[]' {'FILE' if source == '-' else source}`, "
+            "or POST the array to /v1/events of `session-recall serve`."
+        )
 
 
 @contextmanager

@@ -2,7 +2,7 @@
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.node import LocalNode
 from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S
 
@@ -36,6 +36,7 @@ def node() -> None:
     default=DEFAULT_HEAP,
     show_default=True,
     envvar="SESSION_RECALL_NODE_HEAP",
+    show_envvar=True,
     help="JVM heap (512m to 1g).",
 )
 @click.option(
@@ -45,7 +46,6 @@ def node() -> None:
     "--timeout", default=START_TIMEOUT_S, show_default=True, help="Seconds to wait for health."
 )
 @pass_app
-@reports_errors
 def start(app: AppContext, name: str, heap: str, settings: tuple[str, ...], timeout: float) -> None:
     """Start the node, or reuse it if it runs; print its URL on the last line.
 
@@ -62,7 +62,6 @@ def start(app: AppContext, name: str, heap: str, settings: tuple[str, ...], time
 @node.command()
 @name_option
 @pass_app
-@reports_errors
 def stop(app: AppContext, name: str) -> None:
     """Stop the node and every process it started.
 

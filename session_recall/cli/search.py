@@ -8,24 +8,25 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.recall import (
+    DEFAULT_LOOKBACK_DAYS,
+    DEFAULT_PAGE_SIZE,
     CrossConversationSettings,
-    IndexNotFound,
     MatchMode,
-    RecallError,
     RecallPage,
-    SearchRefused,
+    Searchers,
 )
 from session_recall.tools import render_items
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 Run = Callable[[Searchers], RecallPage]
+T = TypeVar("T")
 
 match_option = click.option(
     "--match", type=click.Choice(["any", "all"]), default="any", show_default=True,
@@ -33,7 +34,9 @@ match_option = click.option(
 )  # fmt: skip
 _PAGING_OPTIONS = [
     click.option("--page", default=0, show_default=True, help="Zero-indexed page."),
-    click.option("--page-size", default=10, show_default=True, help="Results per page."),
+    click.option(
+        "--page-size", type=int, show_default=str(DEFAULT_PAGE_SIZE), help="Results per page."
+    ),
     click.option("--cursor", help="next_cursor of a previous --format json page."),
     click.option(
         "--format", "fmt", type=click.Choice(["tool", "json"]), default="tool",
@@ -51,7 +54,7 @@ class Paging:
     """What every search command takes besides its scope and query."""
 
     page: int
-    page_size: int
+    page_size: int | None
     cursor: str | None
     fmt: str
     show_query: bool
@@ -61,7 +64,7 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
     """Adds the shared options and hands them to the command as one `paging` argument."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, page: int, page_size: int, cursor: str | None, fmt: str,
+    def wrapper(*args: Any, page: int, page_size: int | None, cursor: str | None, fmt: str,
                 show_query: bool, **kwargs: Any) -> None:  # fmt: skip
         func(*args, paging=Paging(page, page_size, cursor, fmt, show_query), **kwargs)
 
@@ -70,18 +73,22 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
-    if paging.show_query:
+def fetch(app: AppContext, run: Callable[[Searchers], T], *, show_query: bool) -> T | None:
+    """What `run` gets from the searchers; with `show_query`, None, once the requests
+    it would send are printed. Errors go to the group, which maps their kind."""
+    if show_query:
         recorder = QueryRecorder()
-        run(Searchers.from_settings(recorder, app.settings))  # type: ignore[arg-type]
+        run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
+        return None
+    return run(searchers_for(app.client, app.settings))
+
+
+def run_page(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
+    """Fetch one page and print it in the format asked for."""
+    page = fetch(app, run, show_query=paging.show_query)
+    if page is None:
         return
-    try:
-        page = run(Searchers.from_settings(app.client, app.settings))
-    except (IndexNotFound, SearchRefused):
-        raise
-    except RecallError as err:
-        raise click.UsageError(str(err)) from None
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:
@@ -95,7 +102,6 @@ def _run(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> No
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search(
     app: AppContext,
     user: str,
@@ -119,7 +125,7 @@ def search(
             query, match=cast(MatchMode, match), since=since, page=paging.page, cursor=paging.cursor
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)
 
 
 @click.command("search-session")
@@ -128,7 +134,6 @@ def search(
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_session(
     app: AppContext,
     user: str,
@@ -149,52 +154,67 @@ def search_session(
         )
         return searcher.search(query, page=paging.page, cursor=paging.cursor)
 
-    _run(app, paging, run, with_session=False)
+    run_page(app, paging, run, with_session=False)
 
 
 @click.command("search-conversations")
+@click.option(
+    "--user",
+    required=True,
+    help="The user (tenant) the contact belongs to; ids repeat across users.",
+)
 @click.option("--contact", required=True, help="The contact (end customer).")
 @click.option("--inbox", required=True, help="The inbox (channel).")
-@click.option(
-    "--user", help="Also pin the search to this user (when contact ids repeat across users)."
-)
 @click.option("--current-session", help="The conversation the agent is in; always searched.")
-@click.option("--lookback-days", default=90, show_default=True, type=click.IntRange(1, 365),
+@click.option("--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
               help="How recent a conversation's last message must be.")  # fmt: skip
 @click.option("--enabled/--disabled", default=False, show_default=True,
-              help="Disabled searches only the current conversation.")  # fmt: skip
+              help="Disabled searches only --current-session (and says so on stderr).")  # fmt: skip
 @match_option
 @paging_options
 @click.argument("query")
 @pass_app
-@reports_errors
 def search_conversations(
     app: AppContext,
+    user: str,
     contact: str,
     inbox: str,
-    user: str | None,
     current_session: str | None,
-    lookback_days: int,
+    lookback_days: int | None,
     enabled: bool,
     match: str,
     paging: Paging,
     query: str,
 ) -> None:
-    """Cross-conversation search: a contact's recent conversations in one inbox.
+    """Cross-conversation search: a contact's recent conversations in one inbox, of one user.
 
     \b
     Example:
-      session-recall search-conversations --contact c-42 --inbox web \\
+      session-recall search-conversations --user acme --contact c-42 --inbox web \\
         --current-session conv-102 --enabled "order 7731"
     """
-    settings = CrossConversationSettings(enabled=enabled, lookback_days=lookback_days)
+    if not enabled:
+        # The tool output stays the model's; the person at the shell is told why.
+        if current_session is None:
+            raise click.UsageError(
+                "Cross-conversation search is disabled (the default) and no "
+                "--current-session is given: there is nothing to search. Pass --enabled to "
+                "search the contact's recent conversations."
+            )
+        click.echo(
+            "Note: cross-conversation search is disabled (the default): only the current "
+            "conversation was searched. Pass --enabled to search the contact's recent "
+            "conversations.",
+            err=True,
+        )
 
     def run(searchers: Searchers) -> RecallPage:
+        settings = CrossConversationSettings.of(enabled=enabled, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
+            user_id=user,
             contact_id=contact,
             inbox_id=inbox,
             settings=settings,
-            user_id=user,
             page_size=paging.page_size,
         )
         return searcher.search(
@@ -205,4 +225,4 @@ def search_conversations(
             cursor=paging.cursor,
         )
 
-    _run(app, paging, run, with_session=True)
+    run_page(app, paging, run, with_session=True)

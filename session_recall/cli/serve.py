@@ -7,8 +7,9 @@ from typing import Any, TypeVar
 import click
 from pydantic import ValidationError
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.http.limits import ServeLimits, envvar
+from session_recall.indexer import REFRESH_POLICIES, Refresh
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,6 +38,7 @@ def limit_options(func: F) -> F:
     default="127.0.0.1",
     show_default=True,
     envvar="SESSION_RECALL_HOST",
+    show_envvar=True,
     help="Address to bind.",
 )
 @click.option(
@@ -45,24 +47,37 @@ def limit_options(func: F) -> F:
     show_default=True,
     type=click.IntRange(0, 65535),
     envvar="SESSION_RECALL_PORT",
+    show_envvar=True,
     help="Port to bind.",
 )
 @click.option(
-    "--token", envvar="SESSION_RECALL_TOKEN", metavar="TOKEN",
+    "--token", envvar="SESSION_RECALL_TOKEN", show_envvar=True, metavar="TOKEN",
     help="Bearer token required on every request but the probes (never printed; "
     "prefer the SESSION_RECALL_TOKEN variable).",
+)  # fmt: skip
+@click.option(
+    "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
+    envvar="SESSION_RECALL_REFRESH",
+    help="When POST /v1/events answers by default: once stored (false; searchable within "
+    "1 s), or once searchable (wait_for). A request's ?refresh= overrides it.",
 )  # fmt: skip
 @click.option(
     "--log-level",
     default="info",
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
+    help="The least severe log lines written to stderr (the server's and the app's).",
 )
 @limit_options
 @pass_app
-@reports_errors
 def serve(
-    app: AppContext, host: str, port: int, token: str | None, log_level: str, **limits: Any
+    app: AppContext,
+    host: str,
+    port: int,
+    token: str | None,
+    refresh: Refresh,
+    log_level: str,
+    **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
@@ -88,7 +103,7 @@ def serve(
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None, limits=bounds)
+    web = create_app(app.settings, token=token or None, refresh=refresh, limits=bounds)
     run(web, host=host, port=port, limits=bounds, log_level=log_level)
 
 

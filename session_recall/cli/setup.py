@@ -2,13 +2,12 @@
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app, reports_errors
+from session_recall.cli.context import AppContext, pass_app
 from session_recall.templates import install
 
 
 @click.command()
 @pass_app
-@reports_errors
 def setup(app: AppContext) -> None:
     """Install the index templates and create the write alias. Safe to repeat.
 

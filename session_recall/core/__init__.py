@@ -1,5 +1,6 @@
-"""The shared core: what both libraries and every adapter speak. Imports nothing else
-of ours."""
+"""The shared core: what both libraries and every adapter speak (instants, the base
+error and its kinds, digests, strict JSON, the bounds on ids). Imports nothing else of
+ours."""
 
 from session_recall.core.digest import canonical, digest
 from session_recall.core.errors import (

@@ -12,10 +12,12 @@ from typing import ClassVar
 class ErrorKind(StrEnum):
     # The request is wrong: the caller (a person, a program, a model) must change it.
     CALLER = "caller"
-    # The deployment is wrong (configuration, an index not set up, missing privileges):
-    # someone must act before the same request can work.
+    # The deployment is wrong (configuration, missing privileges, a refusal retrying
+    # cannot fix): someone must act before the same request can work.
     OPERATOR = "operator"
-    # Elasticsearch is busy or away: the same request may work in a moment.
+    # Elasticsearch is busy, away, or not set up yet (no alias to write to or search):
+    # the same request works once it is back, so a producer keeps its events and
+    # retries rather than dropping them.
     UNAVAILABLE = "unavailable"
 
 
@@ -35,6 +37,8 @@ class SessionRecallError(Exception):
 
 class ConfigurationError(SessionRecallError):
     """The configuration is incomplete or contradictory."""
+
+    kind = ErrorKind.OPERATOR
 
 
 class ElasticsearchUnavailable(SessionRecallError):

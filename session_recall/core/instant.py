@@ -25,6 +25,7 @@ _NANOS_PER_SECOND = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # date_nanos stores an unsigned long of nanoseconds: 1970 up to April 2262.
 _MAX_NANOS = 2**63 - 1
+_RANGE = "fall between 1970-01-01 and 2262-04-11 (UTC)"
 
 
 def _offset_seconds(offset: str) -> int:
@@ -46,7 +47,7 @@ class Instant:
 
     def __init__(self, nanos: int) -> None:
         if not 0 <= nanos <= _MAX_NANOS:
-            raise InvalidInstant("Instants must fall between 1970-01-01 and 2262-04-11 (UTC).")
+            raise InvalidInstant(f"Instants must {_RANGE}.")
         self.nanos = nanos
 
     @classmethod
@@ -69,7 +70,10 @@ class Instant:
             raise InvalidInstant(f"{text!r} is not a valid date and time: {err}.") from None
         seconds = (whole - _EPOCH) // timedelta(seconds=1) - shift
         fraction = int((match["fraction"] or "").ljust(9, "0"))
-        return cls(seconds * _NANOS_PER_SECOND + fraction)
+        nanos = seconds * _NANOS_PER_SECOND + fraction
+        if not 0 <= nanos <= _MAX_NANOS:
+            raise InvalidInstant(f"{text!r} is out of range: instants must {_RANGE}.")
+        return cls(nanos)
 
     @classmethod
     def from_datetime(cls, value: datetime) -> "Instant":

@@ -1,4 +1,5 @@
-"""The HTTP adapter: a Starlette app (served by uvicorn) over the `indexer` library."""
+"""The HTTP adapter: a Starlette app (served by uvicorn) over the `indexer` and `recall`
+libraries."""
 
 from session_recall.http.app import GroupFactory, RouteGroup, Services, create_app, default_groups
 

@@ -1,11 +1,15 @@
 """The ASGI app: route groups composed onto one Starlette application.
 
-A route group brings its routes, its OpenAPI paths and models, and optionally a
-lifespan (the events group runs its batcher there). Other packages add groups of
-their own: `create_app(settings, groups=[*default_groups(), recall_group])`.
+A route group brings its routes, its OpenAPI paths and models, optionally a lifespan
+(the events group runs its batcher there), and the paths it leaves open without the
+token (the probes). `default_groups()` are the sidecar's: health, events, erasure and
+recall. An application adds its own with `create_app(settings, groups=[*default_groups(),
+my_group])`; a test builds an app of the one group it needs. Every error answer, the
+app's own 404 and 405 included, has the shape of `http.errors`.
 """
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,9 +17,10 @@ from typing import Any
 from elasticsearch import Elasticsearch
 from pydantic import BaseModel, SecretStr
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from session_recall import __version__
@@ -23,22 +28,26 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
 from session_recall.http.bodies import InflightBytes
+from session_recall.http.errors import json_error
 from session_recall.http.lanes import Lanes
 from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
+from session_recall.indexer import Refresh
 
 
 @dataclass(frozen=True)
 class Services:
     """What every route group may use. `client` writes events (from the batcher's own
-    thread); everything else runs in a lane of `lanes`, with its own client."""
+    thread); everything else runs in a lane of `lanes`, with a client of its own."""
 
     settings: Settings
     client: Elasticsearch
     limits: ServeLimits
     lanes: Lanes
     bodies: InflightBytes
+    # The events endpoint's default; a request's `?refresh=` overrides it.
+    refresh: Refresh = "false"
 
 
 @dataclass(frozen=True)
@@ -55,15 +64,18 @@ class RouteGroup:
 GroupFactory = Callable[[Services], RouteGroup]
 
 OPENAPI_PATH = "/openapi.json"
+_SEE_DOCUMENT = f"The endpoints and their methods are listed at {OPENAPI_PATH}."
+log = logging.getLogger(__name__)
 
 
 def default_groups() -> list[GroupFactory]:
     from session_recall.http.erasure import erasure_group
     from session_recall.http.events import events_group
     from session_recall.http.health import health_group
+    from session_recall.http.reads import reads_group
     from session_recall.http.recall import recall_group
 
-    return [health_group, events_group, erasure_group, recall_group]
+    return [health_group, events_group, erasure_group, recall_group, reads_group]
 
 
 def create_app(
@@ -73,13 +85,16 @@ def create_app(
     read_client: Elasticsearch | None = None,
     groups: Sequence[GroupFactory] | None = None,
     token: SecretStr | str | None = None,
+    refresh: Refresh = "false",
     limits: ServeLimits | None = None,
 ) -> Starlette:
-    """The sidecar's app. Without `client`, each lane and the writes get a client of
+    """The sidecar's app. Without `client`, the writes and each lane get a client of
     their own, made from `settings` (and closed at shutdown); with one (tests), they
     share it, and `read_client`, when given, runs the searches. `token`, when set, is
     required as `Authorization: Bearer ...` on every path but the probes and the
-    OpenAPI document."""
+    OpenAPI document; `refresh="wait_for"` makes `POST /v1/events` answer once the
+    events are searchable, unless a request says `?refresh=false`. `limits` bound
+    what clients may hold and how long anything may take."""
     limits = limits or ServeLimits()
     owns_client = client is None
     if client is None:
@@ -95,6 +110,7 @@ def create_app(
         limits=limits,
         lanes=lanes,
         bodies=InflightBytes(limits.max_inflight_bytes),
+        refresh=refresh,
     )
     built = [factory(services) for factory in (default_groups() if groups is None else groups)]
     document = build_document(
@@ -126,4 +142,28 @@ def create_app(
         middleware.append(Middleware(BearerAuth, token=secret, open_paths=open_paths))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    handlers = {HTTPException: _no_route, ClientDisconnect: _client_gone}
+    return Starlette(
+        routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers
+    )
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such path, a method the path does not take) in the
+    shape of every other error, rather than plain text."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path[:200]
+    if exc.status_code == 404:
+        return json_error(404, f"There is no endpoint at {path}.", _SEE_DOCUMENT)
+    allowed = (exc.headers or {}).get("Allow")
+    if exc.status_code == 405 and allowed:
+        message = f"{request.method} is not allowed on {path}; {allowed} is."
+        return json_error(405, message, _SEE_DOCUMENT, headers=exc.headers)
+    return json_error(exc.status_code, exc.detail, headers=exc.headers)
+
+
+async def _client_gone(request: Request, _exc: Exception) -> Response:
+    """The client went away before sending its whole body: nobody reads the answer, and
+    nothing went wrong here, so one line in the log rather than a traceback."""
+    log.info("%s %s: the client disconnected mid-body.", request.method, request.url.path[:200])
+    return Response(status_code=400)

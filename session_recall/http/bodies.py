@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from session_recall.http.errors import RETRY_AFTER_S
+from session_recall.error_policy import RETRY_AFTER_S
+from session_recall.http.errors import json_error
 from session_recall.http.memory import give_back
 
 MIB = 1024 * 1024
@@ -33,8 +34,7 @@ class BodyRefused(Exception):
         headers = {"Connection": "close"}
         if self.retry:
             headers["Retry-After"] = str(RETRY_AFTER_S)
-        body = {"error": self.message, "hint": self.hint}
-        return JSONResponse(body, status_code=self.status, headers=headers)
+        return json_error(self.status, self.message, self.hint, headers=headers)
 
 
 class InflightBytes:

@@ -1,7 +1,7 @@
-"""`DELETE` a user, a session of a user, or a contact in an inbox: every stored event
-of the scope stamped at or before the instant the request arrived is removed, and a
-tombstone keeps late retries and replays of them out. Events stamped after that
-instant are kept, even those acknowledged while the erasure runs."""
+"""`DELETE` a user, a session of a user, or a contact in an inbox of a user: every
+stored event of the scope stamped at or before the instant the request arrived is
+removed, and a tombstone keeps late retries and replays of them out. Events stamped
+after that instant are kept, even those acknowledged while the erasure runs."""
 
 from typing import Any
 
@@ -13,15 +13,18 @@ from starlette.routing import Route
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
 from session_recall.indexer.deadline import Deadline
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
     "/v1/users/{user}/sessions/{session}": lambda p: Scope.session(p["user"], p["session"]),
-    "/v1/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(p["contact"], p["inbox"]),
+    "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(
+        p["user"], p["contact"], p["inbox"]
+    ),
 }
 
 
@@ -31,10 +34,13 @@ def erasure_group(services: Services) -> RouteGroup:
     def endpoint(make_scope: Any) -> Any:
         async def delete(request: Request) -> Response:
             requested = Instant.now()  # the rule's instant: before any waiting
+            options = read_query(request, NoOptions)
+            if isinstance(options, Response):
+                return options
             try:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
-                return bad_request(400, f"Invalid scope: {err.errors()[0]['msg']}")
+                return json_error(400, f"Invalid scope: {err.errors()[0]['msg']}")
             deadline = Deadline.after(lane.deadline)
             try:
                 result = await lane.run(
@@ -69,10 +75,13 @@ _OPERATION: dict[str, Any] = {
             "description": "Removed; `removed` counts the events deleted",
             "content": {"application/json": {"schema": ref(ErasureResult)}},
         },
-        "503": {
-            "description": "Elasticsearch unavailable, or the erasure did not finish within "
-            "the write deadline (what it removed stays removed); retry after Retry-After "
-            "(erasing is idempotent)"
-        },
+        "400": error_spec("An id in the path is empty, too long, or holds a slash"),
+        "401": error_spec("The bearer token is missing or wrong"),
+        "500": error_spec("Elasticsearch refused the erasure; the hint says why"),
+        "503": error_spec(
+            "Elasticsearch unavailable, the alias not set up, or the erasure not finished "
+            "within the write deadline (what it removed stays removed); retry after "
+            "Retry-After (erasing is idempotent)"
+        ),
     },
 }

@@ -1,4 +1,6 @@
-"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored.
+"""`POST /v1/events`: one event, a JSON array, or NDJSON; answered once stored, or
+with `?refresh=wait_for` once searchable too (without it, within the index's refresh
+interval, 1 s).
 
 200 when every event is stored (indexed or already present); 422 when some were
 refused (the others are stored: see each result), events of an erased scope included
@@ -14,23 +16,27 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
+from session_recall.embedders import embedder_for
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import BodyRefused, read_body
-from session_recall.http.errors import bad_request, error_response
+from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
+from session_recall.http.query import read_query
 from session_recall.indexer import (
+    REFRESH_POLICIES,
     Batcher,
     BatchingOptions,
     EventLimits,
     EventResult,
     Parsed,
+    Refresh,
     Rejected,
     Status,
     Writer,
@@ -60,6 +66,15 @@ class EventsResponse(BaseModel):
     )
 
 
+class EventsOptions(BaseModel):
+    """`?refresh=wait_for`: answer once the events are searchable (unset: the server's
+    default, `serve --refresh`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    refresh: Refresh | None = None
+
+
 def events_group(
     services: Services,
     *,
@@ -69,7 +84,12 @@ def events_group(
 ) -> RouteGroup:
     limits = services.limits
     options = writer_options or WriterOptions(retry=SERVE_RETRY)
-    writer = Writer(services.client, services.settings.index, options=options)
+    writer = Writer(
+        services.client,
+        services.settings.index,
+        options=options,
+        embedder=embedder_for(services.settings),
+    )
     batching = batching or BatchingOptions(
         max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
@@ -81,9 +101,13 @@ def events_group(
             yield
 
     async def post_events(request: Request) -> Response:
+        options = read_query(request, EventsOptions)
+        if isinstance(options, Response):
+            return options
+        refresh = options.refresh or services.refresh
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind not in NDJSON_TYPES and kind != "application/json":
-            return bad_request(
+            return json_error(
                 415,
                 f"Unsupported content type {kind!r}.",
                 "Use application/json or application/x-ndjson.",
@@ -97,11 +121,11 @@ def events_group(
                 room_wait=limits.write_deadline,
                 smaller="Send fewer events per request.",
             ) as body:
-                return await store(body, ndjson=kind in NDJSON_TYPES)
+                return await store(body, ndjson=kind in NDJSON_TYPES, refresh=refresh)
         except BodyRefused as refused:
             return refused.response()
 
-    async def store(body: bytes, *, ndjson: bool) -> Response:
+    async def store(body: bytes, *, ndjson: bool, refresh: Refresh) -> Response:
         if ndjson:
             lines = [line for line in body.split(b"\n") if line.strip()]
             if len(lines) > limits.max_events_per_request:
@@ -109,17 +133,19 @@ def events_group(
             items = [p for line in lines if (p := parse_line(line, event_limits)) is not None]
         else:
             try:
-                value = orjson.loads(body)
-            except orjson.JSONDecodeError as err:
-                return bad_request(400, f"The body is not valid JSON: {err}")
+                value = strict_json.loads(body)
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
             values = value if isinstance(value, list) else [value]
             if len(values) > limits.max_events_per_request:
                 return _too_many(len(values), limits.max_events_per_request)
             items = [parse_object(v, event_limits) for v in values]
         if not items:
-            return bad_request(400, "The body holds no event.")
+            return json_error(400, "The body holds no event.")
         try:
-            stored = await batcher.submit([p.event for p in items if isinstance(p, Parsed)])
+            stored = await batcher.submit(
+                [p.event for p in items if isinstance(p, Parsed)], refresh=refresh
+            )
         except SessionRecallError as err:
             return error_response(err)
         return _answer(items, iter(stored))
@@ -128,6 +154,21 @@ def events_group(
         "/v1/events": {
             "post": {
                 "summary": "Store events; answers once Elasticsearch has them",
+                "parameters": [
+                    {
+                        "name": "refresh",
+                        "in": "query",
+                        "required": False,
+                        "description": "wait_for: answer once the events are searchable "
+                        "(one refresh, shared by the requests written together); false: "
+                        "once stored, searchable within the refresh interval (1 s).",
+                        "schema": {
+                            "type": "string",
+                            "enum": list(REFRESH_POLICIES),
+                            "default": services.refresh,
+                        },
+                    }
+                ],
                 "requestBody": {
                     "required": True,
                     "content": {
@@ -143,17 +184,20 @@ def events_group(
                 },
                 "responses": {
                     "200": _json("Every event is stored", EventsResponse),
-                    "408": {"description": "The body did not arrive within the body timeout"},
-                    "413": {
-                        "description": "The body is over the size limit, or holds more events "
-                        "than one request may; nothing was stored"
-                    },
+                    "400": error_spec("The body cannot be read, or holds no event"),
+                    "401": error_spec("The bearer token is missing or wrong"),
+                    "408": error_spec("The body did not arrive within the body timeout"),
+                    "413": error_spec(
+                        "The body is over the size limit, or holds more events than one "
+                        "request may; nothing was stored; the error names the limit"
+                    ),
+                    "415": error_spec("Not application/json nor application/x-ndjson"),
                     "422": _json("Some events were refused; the others are stored", EventsResponse),
-                    "503": {
-                        "description": "Elasticsearch unavailable or slower than the write "
-                        "deadline, or the sidecar is full; send the same request again after "
-                        "Retry-After"
-                    },
+                    "503": error_spec(
+                        "Elasticsearch unavailable or not done within the write deadline, "
+                        "the alias not set up, or the sidecar full; retry after Retry-After "
+                        "(creates are idempotent)"
+                    ),
                 },
             }
         }
@@ -181,7 +225,7 @@ def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
 
 
 def _too_many(count: int, limit: int) -> JSONResponse:
-    return bad_request(
+    return json_error(
         413,
         f"The request holds {count} events, over the limit of {limit} per request; "
         "none was stored.",

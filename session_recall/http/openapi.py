@@ -22,6 +22,33 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
     ]
 
 
+def query_parameters(
+    model: type[BaseModel], *, bounds: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The OpenAPI parameters of a query-string model's fields, all optional.
+
+    Each field's schema comes from the model; `bounds` adds what the library checks
+    itself (a None default means "the library's default", so the model cannot say it).
+    """
+    properties = model.model_json_schema()["properties"]
+    parameters = []
+    for name, field in model.model_fields.items():
+        schema = _non_null(properties[name]) | dict((bounds or {}).get(name, {}))
+        schema.pop("default", None)
+        if field.default is not None:
+            schema["default"] = field.default
+        parameters.append({"name": name, "in": "query", "required": False, "schema": schema})
+    return parameters
+
+
+def _non_null(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A field's schema without its title, and without the `null` an optional adds."""
+    options = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+    plain = dict(options[0]) if len(options) == 1 else {"anyOf": options}
+    plain.pop("title", None)
+    return plain
+
+
 def build_document(
     *,
     title: str,

@@ -5,8 +5,9 @@ would reach the session route as user "bob", session "s1": an id that holds a sl
 would address another scope. No id in a path may hold one.
 """
 
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from session_recall.http.errors import json_error
 
 
 class RefuseEncodedSlash:
@@ -16,13 +17,11 @@ class RefuseEncodedSlash:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         raw = scope.get("raw_path") or scope.get("path", "").encode()
         if scope["type"] == "http" and b"%2f" in raw.lower():
-            response = JSONResponse(
-                {
-                    "error": "An id in the path holds an encoded slash (%2F).",
-                    "hint": "Ids used in URL paths cannot contain '/'; use the CLI or "
-                    "the library for such ids.",
-                },
-                status_code=400,
+            response = json_error(
+                400,
+                "An id in the path holds an encoded slash (%2F).",
+                "Ids used in URL paths cannot contain '/'; use the CLI or the library for "
+                "such ids.",
             )
             await response(scope, receive, send)
             return

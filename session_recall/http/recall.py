@@ -9,23 +9,34 @@ them. The answer is the tool output a model reads (`text/plain`), or with
     POST /v1/users/{user}/sessions/{session}/tools/conversation_search
     POST /v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search
          ?current_session=S&enabled=true&lookback_days=90
+    POST /v1/users/{user}/tools/memory_search?mode=keyword|semantic|hybrid
 """
 
-import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from session_recall.core.errors import SessionRecallError
+from session_recall.core import strict_json
+from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.bodies import BodyRefused, read_body
-from session_recall.http.errors import bad_request, error_response
-from session_recall.http.openapi import path_parameters, ref
-from session_recall.recall import CrossConversationSettings, RecallError, RecallPage, SearchRefused
+from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
+from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.query import read_query
+from session_recall.recall import (
+    CrossConversationSettings,
+    MemorySearchResult,
+    RecallPage,
+    Searchers,
+    SearchMode,
+)
+from session_recall.recall.cross_conversation_settings import MAX_LOOKBACK_DAYS
 from session_recall.recall.pager import MAX_PAGE_SIZE
 from session_recall.tools import (
     TOOLS,
@@ -34,49 +45,81 @@ from session_recall.tools import (
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
+    memory_tool,
 )
-from session_recall.tools.output import render_error
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 
 
-class RecallOptions(BaseModel):
+class ToolOptions(BaseModel):
     """Query-string options: the application's, not the model's."""
 
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["tool", "page"] = "tool"
-    page_size: int = Field(default=10, ge=1, le=MAX_PAGE_SIZE)
+
+
+class MemoryOptions(ToolOptions):
+    """memory_search ranks by relevance: no pages. Unset mode: hybrid when an embedder
+    is configured, else keyword."""
+
+    mode: SearchMode | None = None
+
+
+class RecallOptions(ToolOptions):
+    """The paged tools also take a page size and a cursor."""
+
+    # Unset: the searcher's default page size; the searcher checks the bounds.
+    page_size: int | None = None
     cursor: str | None = None
-    # Cross-conversation search only.
+
+
+class CrossConversationOptions(RecallOptions):
+    """Cross-conversation search also takes the conversation the agent is in and the
+    search's settings."""
+
     current_session: str | None = None
     enabled: bool = False
-    lookback_days: int = Field(default=90, ge=1, le=365)
+    # Unset: CrossConversationSettings' default; it checks the bounds.
+    lookback_days: int | None = None
 
 
-Binder = Callable[[Searchers, dict[str, str], RecallOptions], BoundTool]
+Binder = Callable[[Searchers, dict[str, str], Any], BoundTool]
 
-BINDERS: dict[str, tuple[str, Binder]] = {
-    "/v1/users/{user}/tools/cross_session_search": (
+
+@dataclass(frozen=True)
+class Endpoint:
+    tool: str
+    options: type[ToolOptions]
+    bind: Binder
+
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "/v1/users/{user}/tools/cross_session_search": Endpoint(
         "cross_session_search",
+        RecallOptions,
         lambda s, p, o: cross_session_tool(
             s.cross_session(user_id=p["user"], page_size=o.page_size)
         ),
     ),
-    "/v1/users/{user}/sessions/{session}/tools/conversation_search": (
+    "/v1/users/{user}/sessions/{session}/tools/conversation_search": Endpoint(
         "conversation_search",
+        RecallOptions,
         lambda s, p, o: conversation_tool(
             s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         ),
     ),
-    # Where contact ids are unique only within a user (a tenant, say), the user-scoped
-    # path pins the search to that user as well.
+    # Contact and inbox ids repeat across users (tenants): the user pins this one too.
     "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
-        "cross_conversation_search",
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=p["user"]),
+        Endpoint(
+            "cross_conversation_search",
+            CrossConversationOptions,
+            lambda s, p, o: _cross_conversation(s, p, o),
+        )
     ),
-    "/v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search": (
-        "cross_conversation_search",
-        lambda s, p, o: _cross_conversation(s, p, o, user_id=None),
+    "/v1/users/{user}/tools/memory_search": Endpoint(
+        "memory_search",
+        MemoryOptions,
+        lambda s, p, o: memory_tool(s.memory(user_id=p["user"]), mode=o.mode),
     ),
 }
 # Tool arguments are a few short strings; innerThought can run long, not megabytes.
@@ -84,16 +127,16 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _cross_conversation(
-    searchers: Searchers, path: dict[str, str], options: RecallOptions, *, user_id: str | None
+    searchers: Searchers, path: dict[str, str], options: CrossConversationOptions
 ) -> BoundTool:
-    settings = CrossConversationSettings(
+    settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
     )
     searcher = searchers.cross_conversation(
         contact_id=path["contact"],
         inbox_id=path["inbox"],
         settings=settings,
-        user_id=user_id,
+        user_id=path["user"],
         page_size=options.page_size,
     )
     return cross_conversation_tool(searcher, current_session_id=options.current_session)
@@ -103,18 +146,20 @@ def recall_group(services: Services) -> RouteGroup:
     lane, limits = services.lanes.reads, services.limits
     # Elasticsearch stops a search at the read deadline too, rather than running on
     # for a caller that was answered 503.
-    searchers = Searchers.from_settings(
-        lane.client, services.settings, search_timeout=limits.read_deadline
-    )
+    searchers = searchers_for(lane.client, services.settings, search_timeout=limits.read_deadline)
 
-    def endpoint(bind: Binder) -> Callable[[Request], Any]:
+    def endpoint(spec: Endpoint) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
-            try:
-                options = RecallOptions.model_validate(dict(request.query_params))
-            except ValidationError as err:
-                problem = err.errors(include_input=False)[0]
-                where = ".".join(str(p) for p in problem["loc"])
-                return bad_request(400, f"Query parameter {where!r}: {problem['msg']}.")
+            options = read_query(request, spec.options)
+            if isinstance(options, Response):
+                return options
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return json_error(
+                    415,
+                    f"Unsupported content type {kind!r}.",
+                    "Send the tool arguments as application/json.",
+                )
             try:
                 async with read_body(
                     request,
@@ -124,24 +169,24 @@ def recall_group(services: Services) -> RouteGroup:
                     room_wait=limits.read_deadline,
                     smaller="Send only the tool arguments.",
                 ) as body:
-                    arguments = json.loads(body or b"null")
+                    arguments = strict_json.loads(body or b"null")
             except BodyRefused as refused:
                 return refused.response()
-            except ValueError:
-                arguments = None
-            if not isinstance(arguments, dict):
-                return _refused(options, "The body must be a JSON object of tool arguments.")
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
             try:
-                tool = bind(searchers, request.path_params, options)
+                tool = spec.bind(searchers, request.path_params, options)
+            except SessionRecallError as err:  # the application's options, not the model's
+                return json_error(400, err.message, err.hint)
+            try:
+                if not isinstance(arguments, dict):
+                    raise ToolArgumentError("The body must be a JSON object of tool arguments.")
+                cursor = getattr(options, "cursor", None)  # the paged tools' only
                 page = await lane.run(
-                    lambda: tool.run(arguments, cursor=options.cursor), what="answer the search"
+                    lambda: tool.run(arguments, cursor=cursor), what="answer the search"
                 )
-            except SearchRefused as err:
-                return error_response(err)
-            except (ToolArgumentError, RecallError) as err:
-                return _refused(options, str(err))
             except SessionRecallError as err:
-                return error_response(err)
+                return _failed(options, err)
             if options.format == "page":
                 return Response(page.model_dump_json(), media_type="application/json")
             return PlainTextResponse(tool.render(page))
@@ -149,56 +194,72 @@ def recall_group(services: Services) -> RouteGroup:
         return call
 
     return RouteGroup(
-        routes=[
-            Route(path, endpoint(bind), methods=["POST"]) for path, (_, bind) in BINDERS.items()
-        ],
-        paths={path: _operation(path, name) for path, (name, _) in BINDERS.items()},
+        routes=[Route(path, endpoint(spec), methods=["POST"]) for path, spec in ENDPOINTS.items()],
+        paths={path: _operation(path, spec) for path, spec in ENDPOINTS.items()},
         models=[
-            *((TOOLS[name].arguments, "validation") for name, _ in BINDERS.values()),
+            *((TOOLS[spec.tool].arguments, "validation") for spec in ENDPOINTS.values()),
             (RecallPage, "serialization"),
+            (MemorySearchResult, "serialization"),
         ],
     )
 
 
-def _refused(options: RecallOptions, message: str) -> Response:
-    """422 with the line a model would read, so a framework can pass it on as is."""
-    if options.format == "page":
-        return JSONResponse({"error": message}, status_code=422)
-    return PlainTextResponse(render_error(message), status_code=422)
+def _failed(options: ToolOptions, err: SessionRecallError) -> Response:
+    """The status comes from the error's kind. A caller's mistake in the tool format
+    comes back as the line a model would read, so a framework can pass it on as is;
+    anything else is the application's to handle, in the JSON error shape."""
+    if err.kind is ErrorKind.CALLER and options.format == "tool":
+        return PlainTextResponse(tool_text(err), status_code=answer(err).http_status)
+    return error_response(err)
 
 
-def _operation(path: str, name: str) -> dict[str, Any]:
-    parameters = path_parameters(path)
-    for option, field in RecallOptions.model_fields.items():
-        if name != "cross_conversation_search" and option in {
-            "current_session",
-            "enabled",
-            "lookback_days",
-        }:
-            continue
-        schema: dict[str, Any] = {"default": field.default}
-        parameters.append({"name": option, "in": "query", "required": False, "schema": schema})
-    spec = TOOLS[name]
+def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
+    parameters = path_parameters(path) + query_parameters(spec.options, bounds=_BOUNDS)
+    tool = TOOLS[spec.tool]
     return {
         "post": {
-            "summary": name,
-            "description": spec.description,
+            "summary": spec.tool,
+            "description": tool.description,
             "parameters": parameters,
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": ref(spec.arguments)}},
+                "content": {"application/json": {"schema": ref(tool.arguments)}},
             },
             "responses": {
                 "200": {
                     "description": "The tool output (format=tool) or the typed page (format=page).",
                     "content": {
                         "text/plain": {"schema": {"type": "string"}},
-                        "application/json": {"schema": ref(RecallPage)},
+                        "application/json": {
+                            "schema": ref(
+                                MemorySearchResult if spec.tool == "memory_search" else RecallPage
+                            )
+                        },
                     },
                 },
-                "401": {"description": "The bearer token is missing or wrong."},
-                "422": {"description": "The tool arguments are invalid; the body says how."},
-                "503": {"description": "Elasticsearch is unavailable; retry after Retry-After."},
+                "400": error_spec("The query string or the body cannot be read."),
+                "401": error_spec("The bearer token is missing or wrong."),
+                "415": error_spec("The body is not application/json."),
+                "422": {
+                    "description": "The tool arguments (or the scope in the path) are invalid: "
+                    "the line a model reads (format=tool), or an error object (format=page).",
+                    "content": {
+                        "text/plain": {"schema": {"type": "string"}},
+                        "application/json": {"schema": ERROR_SCHEMA},
+                    },
+                },
+                "500": error_spec("Elasticsearch refused the search; the hint says why."),
+                "503": error_spec(
+                    "Elasticsearch is unavailable or did not answer within the read "
+                    "deadline, or the alias is not set up; retry after Retry-After."
+                ),
             },
         }
     }
+
+
+# Checked by the library, documented here.
+_BOUNDS = {
+    "page_size": {"minimum": 1, "maximum": MAX_PAGE_SIZE},
+    "lookback_days": {"minimum": 1, "maximum": MAX_LOOKBACK_DAYS},
+}

@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from session_recall.http.errors import RETRY_AFTER_S
+from session_recall.error_policy import RETRY_AFTER_S
 from session_recall.http.limits import ServeLimits
 from session_recall.http.log_limit import RateLimit
 
@@ -42,7 +42,7 @@ def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level:
         host=host,
         port=port,
         log_level=log_level,
-        log_config=log_config(limits.log_limit),
+        log_config=log_config(limits.log_limit, log_level),
         server_header=False,
         http=bounded_protocol(header_timeout=limits.header_timeout, max_connections=connections),
         timeout_keep_alive=limits.idle_timeout,
@@ -128,13 +128,19 @@ def fit_open_files(max_connections: int) -> int:
     return fitted
 
 
-def log_config(per_kind: int) -> dict[str, Any]:
-    """uvicorn's logging, every handler rate-limited, and the root logger (asyncio,
-    this package) sent to the same place."""
+def log_config(per_kind: int, level: str) -> dict[str, Any]:
+    """uvicorn's logging, every handler rate-limited; the app's own lines (a warning
+    from a failed search, a client gone mid-body) at `level`, and everything else
+    (asyncio's errors) at WARNING, all where uvicorn's go, in its format."""
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {"rate_limit": {"()": RateLimit, "per_kind": per_kind}}
     for handler in config["handlers"].values():
         handler["filters"] = ["rate_limit"]
+    config["loggers"]["session_recall"] = {
+        "handlers": ["default"],
+        "level": level.upper(),
+        "propagate": False,
+    }
     config["root"] = {"handlers": ["default"], "level": "WARNING"}
     return config
 

@@ -89,6 +89,14 @@ def group_members(pgid: int) -> list[int]:
 _STARTED_HERE: dict[int, subprocess.Popen[bytes]] = {}
 
 
+def _reap_finished() -> None:
+    """Reap the leaders started here of nodes stopped from elsewhere (another
+    process's `session-recall node stop`), which left no state to find them by."""
+    for pgid, leader in list(_STARTED_HERE.items()):
+        if leader.poll() is not None:
+            del _STARTED_HERE[pgid]
+
+
 def _group_alive(pgid: int) -> bool:
     leader = _STARTED_HERE.get(pgid)
     if leader is not None and leader.poll() is not None:
@@ -197,6 +205,7 @@ class LocalNode:
         """Stop the node and every process of its group; True if one was running."""
         state = self._read_state()
         if state is None:
+            _reap_finished()
             return False
         was_running = _group_alive(state.pgid)
         if was_running:

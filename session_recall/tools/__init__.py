@@ -3,11 +3,14 @@
 from session_recall.tools.bound_tool import (
     BoundTool,
     ToolArgumentError,
+    ToolResult,
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
+    memory_tool,
 )
 from session_recall.tools.definitions import STYLES, TOOLS, ToolSpec, tool_definitions
+from session_recall.tools.memory_output import memory_document, render_memory
 from session_recall.tools.output import NO_RESULTS, render_items
 
 __all__ = [
@@ -16,10 +19,14 @@ __all__ = [
     "TOOLS",
     "BoundTool",
     "ToolArgumentError",
+    "ToolResult",
     "ToolSpec",
     "conversation_tool",
     "cross_conversation_tool",
     "cross_session_tool",
+    "memory_document",
+    "memory_tool",
     "render_items",
+    "render_memory",
     "tool_definitions",
 ]

@@ -6,9 +6,19 @@ back. None of them has a field that names a user, a session, a contact, an inbox
 an index: the scope is bound by the application, never by the model.
 """
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from session_recall.recall import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    MAX_CONTEXT,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MatchMode,
+)
 
 INNER_THOUGHT = "Deep inner monologue private to you only."
 PAGE = "Page of results to retrieve (0-indexed). Omit or use 0 for the first page."
@@ -27,6 +37,11 @@ def _none_to_zero(value: object) -> object:
     return 0 if value is None else value
 
 
+def _none_to(default: int) -> Callable[[object], object]:
+    """null means the default, as models often send it for an optional argument."""
+    return lambda value: default if value is None else value
+
+
 def _blank_to_none(value: object) -> object:
     return None if isinstance(value, str) and not value.strip() else value
 
@@ -37,7 +52,8 @@ def _lower(value: object) -> object:
 
 # A negative page is clamped to 0, as the reference tools do; null means "first page".
 Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE)]
-MatchMode = Annotated[Literal["any", "all"], BeforeValidator(_lower), Field(description=MATCH_MODE)]
+# recall's MatchMode, as a model may spell it ("ANY", " all ").
+MatchModeArgument = Annotated[MatchMode, BeforeValidator(_lower), Field(description=MATCH_MODE)]
 
 
 class ToolArguments(BaseModel):
@@ -53,7 +69,7 @@ class ToolArguments(BaseModel):
 
 class CrossSessionSearchArguments(ToolArguments):
     query: str = Field(description=TERMS)
-    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    match_mode: MatchModeArgument = Field(default="any", alias="matchMode")
     since: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
         default=None, description=SINCE
     )
@@ -67,5 +83,38 @@ class ConversationSearchArguments(ToolArguments):
 
 class CrossConversationSearchArguments(ToolArguments):
     query: str = Field(description=TERMS)
-    match_mode: MatchMode = Field(default="any", alias="matchMode")
+    match_mode: MatchModeArgument = Field(default="any", alias="matchMode")
     page: Page = 0
+
+
+class MemorySearchArguments(ToolArguments):
+    query: str = Field(
+        description="What to recall, in a sentence: a question, or the user's message as it "
+        f"is (up to {MAX_QUERY_CHARS:,} characters). Events are found by meaning as well as "
+        "by words, so it need not repeat their wording."
+    )
+    since: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
+        default=None, description=SINCE
+    )
+    until: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
+        default=None,
+        description="ISO-8601 instant; only events at or before this time are considered.",
+    )
+    types: list[str] | None = Field(
+        default=None,
+        description="Only events of these types (e.g. ['user_message', 'assistant_message']). "
+        "Omit for all types.",
+    )
+    limit: Annotated[int, BeforeValidator(_none_to(DEFAULT_LIMIT))] = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"How many events to return, most relevant first (1 to {MAX_LIMIT}).",
+    )
+    context: Annotated[int, BeforeValidator(_none_to(DEFAULT_CONTEXT))] = Field(
+        default=DEFAULT_CONTEXT,
+        ge=0,
+        le=MAX_CONTEXT,
+        description="How many events of the same session to show before and after each "
+        f"one found (0 to {MAX_CONTEXT}).",
+    )

@@ -1,8 +1,9 @@
 """A tool bound to its scope: the application builds it, the model only calls it.
 
 `BoundTool.call(arguments)` takes the arguments exactly as a model sends them and
-returns the reference's output string. Whatever goes wrong, the model gets one short
-line it can act on, never a stack trace or an Elasticsearch error body.
+returns a `ToolResult`: the reference's output string, or, whatever went wrong, one
+short line the model can act on (never a stack trace or an Elasticsearch error body)
+with `is_error` set, which MCP passes on as `isError`.
 """
 
 import logging
@@ -13,29 +14,54 @@ from typing import Any
 from elasticsearch import TransportError
 from pydantic import BaseModel, ValidationError
 
-from session_recall.core.errors import ElasticsearchUnavailable, SessionRecallError
+from session_recall.core.errors import ElasticsearchUnavailable, ErrorKind, SessionRecallError
+from session_recall.error_policy import tool_text
 from session_recall.recall import (
     ConversationSearcher,
     CrossConversationSearcher,
     CrossSessionSearcher,
+    MemorySearcher,
+    MemorySearchResult,
     RecallPage,
 )
 from session_recall.tools.arguments import (
     ConversationSearchArguments,
     CrossConversationSearchArguments,
     CrossSessionSearchArguments,
+    MemorySearchArguments,
 )
 from session_recall.tools.definitions import (
     CONVERSATION_SEARCH,
     CROSS_CONVERSATION_SEARCH,
     CROSS_SESSION_SEARCH,
+    MEMORY_SEARCH,
     ToolSpec,
 )
-from session_recall.tools.output import render_error, render_items
+from session_recall.tools.memory_output import render_memory
+from session_recall.tools.output import render_items
 
 log = logging.getLogger(__name__)
 
 UNAVAILABLE = "The search is unavailable right now; try again in a moment."
+
+# What a tool's search returns: a page in time order, or memory_search's ranked hits.
+Result = RecallPage | MemorySearchResult
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives the model: its text, and whether that text is an error.
+    `str()` is the text, so printing a result prints what the model reads."""
+
+    text: str
+    is_error: bool = False
+
+    @classmethod
+    def failure(cls, err: SessionRecallError) -> "ToolResult":
+        return cls(tool_text(err), is_error=True)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -43,7 +69,7 @@ class BoundTool:
     spec: ToolSpec
     # (validated arguments, cursor) -> page; the cursor comes from the application, never
     # from the model's arguments.
-    search: Callable[[Any, str | None], RecallPage]
+    search: Callable[[Any, str | None], Result]
     with_session: bool = True
 
     @property
@@ -57,7 +83,7 @@ class BoundTool:
         except ValidationError as err:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
-    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> RecallPage:
+    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
         """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
         # Logged without innerThought, which stays private to the model.
@@ -71,19 +97,23 @@ class BoundTool:
             log.warning("%s failed: %s", self.name, type(err).__name__)
             raise ElasticsearchUnavailable(UNAVAILABLE) from None
 
-    def render(self, page: RecallPage) -> str:
+    def render(self, page: Result) -> str:
+        if isinstance(page, MemorySearchResult):
+            return render_memory(page)
         return render_items(page.items, with_session=self.with_session)
 
-    def call(self, arguments: Mapping[str, Any]) -> str:
+    def call(self, arguments: Mapping[str, Any]) -> ToolResult:
         """The reference's output for a model's call; errors become one short line."""
         try:
-            return self.render(self.run(arguments))
+            return ToolResult(self.render(self.run(arguments)))
         except SessionRecallError as err:
-            return render_error(str(err))
+            return ToolResult.failure(err)
 
 
 class ToolArgumentError(SessionRecallError):
-    """The model's arguments do not fit the tool's schema."""
+    """The model's arguments do not fit the tool's schema (or name no tool)."""
+
+    kind = ErrorKind.CALLER
 
 
 def _describe(err: ValidationError, spec: ToolSpec) -> str:
@@ -131,3 +161,20 @@ def cross_conversation_tool(
         )
 
     return BoundTool(CROSS_CONVERSATION_SEARCH, search)
+
+
+def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTool:
+    """memory_search; `mode` is the application's choice (default: the searcher's)."""
+
+    def search(args: MemorySearchArguments, _cursor: str | None) -> MemorySearchResult:
+        return searcher.search(
+            args.query,
+            mode=mode,
+            since=args.since,
+            until=args.until,
+            types=args.types,
+            limit=args.limit,
+            context=args.context,
+        )
+
+    return BoundTool(MEMORY_SEARCH, search)

@@ -13,6 +13,7 @@ from session_recall.tools.arguments import (
     ConversationSearchArguments,
     CrossConversationSearchArguments,
     CrossSessionSearchArguments,
+    MemorySearchArguments,
 )
 
 Style = Literal["openai", "anthropic", "mcp"]
@@ -70,14 +71,33 @@ CROSS_CONVERSATION_SEARCH = ToolSpec(
         "for messages matching the given criteria: use it to recall what the customer said or "
         "was told in earlier conversations. Returns paginated results ordered chronologically."
         + _SYNTAX
-        + " The customer and the inbox are fixed by the application."
+        + " The customer, the inbox and the account they belong to are fixed by the "
+        "application: no argument can select another."
     ),
     arguments=CrossConversationSearchArguments,
 )
 
+MEMORY_SEARCH = ToolSpec(
+    name="memory_search",
+    description=(
+        "Recall what was said or done in ANY of this user's past sessions that answers a "
+        "natural-language question, e.g. 'what did we decide about the database?'. Finds "
+        "events by meaning as well as by words, so the query need not repeat their wording. "
+        "Returns the most relevant events first, each with the events just before and after "
+        "it in its session, so you can read it in context."
+        " The user is fixed by the application: no argument can select another user."
+    ),
+    arguments=MemorySearchArguments,
+)
+
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
-    for spec in (CROSS_SESSION_SEARCH, CONVERSATION_SEARCH, CROSS_CONVERSATION_SEARCH)
+    for spec in (
+        CROSS_SESSION_SEARCH,
+        CONVERSATION_SEARCH,
+        CROSS_CONVERSATION_SEARCH,
+        MEMORY_SEARCH,
+    )
 }
 
 

@@ -24,8 +24,3 @@ def render_items(items: Iterable[RecallItem], *, with_session: bool = True) -> s
         return NO_RESULTS
     # Compact separators and raw UTF-8, as Jackson writes them in the reference.
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
-
-
-def render_error(message: str) -> str:
-    """What a model sees when its call was invalid: one short, actionable line."""
-    return f"Error: {message}"

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
-from session_recall.recall import CrossConversationSearcher, CrossConversationSettings
+from session_recall.recall import CrossConversationSearcher, CrossConversationSettings, Searchers
 from session_recall.tools import (
     conversation_tool,
     cross_conversation_tool,
     cross_session_tool,
 )
-from session_recall.tools.searchers import Searchers
+from session_recall.tools.searchers import searchers_for
 from tests.support.samples import BOB_WORDS, BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
 
 pytestmark = pytest.mark.integration
@@ -39,7 +39,7 @@ def sample_settings(es_url: str, module_alias: str, tmp_path_factory) -> Setting
 
 @pytest.fixture(scope="module")
 def searchers(es: Elasticsearch, sample_settings: Settings) -> Searchers:
-    return Searchers.from_settings(es, sample_settings)
+    return searchers_for(es, sample_settings)
 
 
 @pytest.mark.parametrize(
@@ -56,29 +56,13 @@ def searchers(es: Elasticsearch, sample_settings: Settings) -> Searchers:
 )
 def test_an_agent_loop_gets_the_reference_outputs(searchers: Searchers, arguments, expected):
     tool = cross_session_tool(searchers.cross_session(user_id="alice"))
-    assert tool.call({"innerThought": THOUGHT, **arguments}) == expected
-
-
-@pytest.mark.parametrize(
-    ("arguments", "says"),
-    [
-        ({"query": ","}, "no terms"),
-        ({"query": ", "}, "no terms"),
-        ({"query": "we decided", "since": "2026-07-01"}, "2026-07-01T00:00:00Z"),
-        ({"query": ",".join(f"t{n}" for n in range(21))}, "20"),
-        ({"query": "x", "matchMode": "most"}, "matchMode"),
-    ],
-)
-def test_invalid_calls_get_a_short_actionable_error(searchers: Searchers, arguments, says):
-    tool = cross_session_tool(searchers.cross_session(user_id="alice"))
-    output = tool.call({"innerThought": THOUGHT, **arguments})
-    assert output.startswith("Error: ") and says in output
-    assert "Traceback" not in output and "_exception" not in output
+    result = tool.call({"innerThought": THOUGHT, **arguments})
+    assert result.text == expected and not result.is_error
 
 
 def test_conversation_search_leaves_out_the_session(searchers: Searchers):
     tool = conversation_tool(searchers.conversation(user_id="alice", session_id="s-trip"))
-    assert tool.call({"innerThought": THOUGHT, "query": "Lisbon"}) == (
+    assert tool.call({"innerThought": THOUGHT, "query": "Lisbon"}).text == (
         '[{"timestamp":"2026-06-03T09:15:02.250Z","type":"assistant_message",'
         '"text":"Happy to help. Lisbon and Porto both fit your budget."},'
         '{"timestamp":"2026-06-03T09:16:40Z","type":"user_message",'
@@ -93,11 +77,10 @@ def test_conversation_search_leaves_out_the_session(searchers: Searchers):
     [
         # Pinned to the tenant: globex's customer with the same ids stays out.
         ("acme", ["conv-101", "conv-102"]),
-        # Unpinned, the contact and inbox alone bind the search.
-        (None, ["conv-101", "conv-102", "conv-901"]),
+        ("globex", ["conv-901"]),
     ],
 )
-def test_cross_conversation_search_keeps_to_the_contact_and_inbox(
+def test_cross_conversation_search_keeps_to_the_user_contact_and_inbox(
     es: Elasticsearch, sample_settings: Settings, searchers: Searchers, user_id, expected
 ):
     searcher = CrossConversationSearcher(
@@ -111,7 +94,7 @@ def test_cross_conversation_search_keeps_to_the_contact_and_inbox(
         now=lambda: Instant.parse("2026-07-15T00:00:00Z"),
     )
     tool = cross_conversation_tool(searcher, current_session_id="conv-102")
-    output = tool.call({"innerThought": THOUGHT, "query": "order 7731"})
+    output = tool.call({"innerThought": THOUGHT, "query": "order 7731"}).text
     # The playground conversation (conv-103), the email inbox (conv-201) and contact
     # c-77 (conv-301) stay out either way.
     sessions = ("conv-101", "conv-102", "conv-103", "conv-201", "conv-301", "conv-901")
@@ -135,11 +118,11 @@ SCOPE_KEYS = ["user", "userId", "user_id", "sessionId", "session_id", "index", "
 def test_extra_arguments_never_widen_the_scope(searchers: Searchers, extra, query):
     tool = cross_session_tool(searchers.cross_session(user_id="alice"))
     arguments = {**extra, "innerThought": THOUGHT, "query": query}
-    output = tool.call(arguments)
-    assert "Friday" not in output and "s-bob" not in output
+    result = tool.call(arguments)
+    assert "Friday" not in result.text and "s-bob" not in result.text
     unknown = set(extra) - {"innerThought", "query", "matchMode", "since", "page"}
     if unknown:
-        assert output.startswith("Error: unknown argument")
+        assert result.is_error and result.text.startswith("Error: unknown argument")
 
 
 def test_inner_thought_appears_in_no_output_and_no_log_line(
@@ -154,7 +137,7 @@ def test_inner_thought_appears_in_no_output_and_no_log_line(
         {"query": "x", "page": "many"},
     ]
     with caplog.at_level(logging.DEBUG):
-        outputs = [tool.call({"innerThought": THOUGHT, **call}) for call in calls]
+        outputs = [tool.call({"innerThought": THOUGHT, **call}).text for call in calls]
     assert caplog.records, "the DEBUG capture saw no log line at all"
     assert all(THOUGHT not in output for output in outputs)
     assert THOUGHT not in caplog.text
@@ -186,3 +169,17 @@ def test_the_cli_prints_the_tool_output_and_the_typed_page(sample_settings: Sett
     bad = runner.invoke(main, [*args, "search", "--user", "alice", ", "])
     assert bad.exit_code == 2
     assert "no terms" in bad.output
+
+
+def test_a_disabled_cross_conversation_search_says_so_on_stderr(sample_settings: Settings):
+    args = ["--es-url", sample_settings.elasticsearch_url, "--index", sample_settings.index,
+            "--home", str(sample_settings.home), "search-conversations", "--contact", "c-42",
+            "--inbox", "web", "--user", "acme", "--current-session", "conv-102",
+            "order 7731"]  # fmt: skip
+    disabled = CliRunner().invoke(main, args)
+    enabled = CliRunner().invoke(main, [*args, "--enabled", "--lookback-days", "365"])
+    assert disabled.exit_code == 0 and enabled.exit_code == 0, disabled.output + enabled.output
+    assert "disabled" in disabled.stderr and "--enabled" in disabled.stderr
+    assert "conv-102" in disabled.stdout and "conv-101" not in disabled.stdout
+    assert disabled.stdout.startswith("[")  # the tool output itself stays what a model reads
+    assert enabled.stderr == "" and "conv-101" in enabled.stdout

@@ -21,7 +21,9 @@ _NUMBER = re.compile(r"\b\d+\.\d{2}\b")
 def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     es: Elasticsearch, es_url: str, tmp_path: Path
 ):
-    assert main(["--quick", "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
+    # Small sizes and few repetitions: whether it runs does not depend on them.
+    args = ["--quick", "--sizes", "1k", "2k", "--reps", "5"]
+    assert main([*args, "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
 
     report = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
     for heading in ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Method"):
@@ -31,7 +33,7 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
     results = json.loads((tmp_path / "work" / "results.json").read_text())
-    assert [size["heavy_events"] for size in results["sizes"]] == [2_000, 10_000]
+    assert [size["heavy_events"] for size in results["sizes"]] == [1_000, 2_000]
     for size in results["sizes"]:
         assert size["ours"]["page0_any"]["p50_ms"] > 0
         assert size["reference"]["page0_any"]["same_as_reference"] is True
@@ -40,3 +42,22 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     run_id = results["config"]["run_id"]
     assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
     assert not (tmp_path / "work" / "events-2k.ndjson").exists()
+
+
+def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
+    es: Elasticsearch, es_url: str, tmp_path: Path
+):
+    report = tmp_path / "BENCHMARKS.md"
+    report.write_text("# Benchmarks\n\nWhat an earlier full run wrote.\n", encoding="utf-8")
+    assert main(["--semantic", "--quick", "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
+
+    text = report.read_text(encoding="utf-8")
+    assert "What an earlier full run wrote." in text
+    assert "## Semantic recall" in text and "hybrid p50 at most 2x keyword p50" in text
+    assert len(_NUMBER.findall(text.split("## Semantic recall", 1)[1])) > 10, text
+    results = json.loads((tmp_path / "work" / "semantic.json").read_text())
+    assert [size["heavy_events"] for size in results["sizes"]] == [2_000, 10_000]
+    for size in results["sizes"]:
+        assert size["ingest"]["events_per_s"] > 0
+        assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
+    assert not es.indices.get(index="bench-*-sem-*", allow_no_indices=True).body

@@ -1,9 +1,7 @@
 """The recall endpoints end to end: a real `session-recall serve` process, events posted
 to it, tool calls answered from the real node, and the bearer token enforced."""
 
-import os
-import signal
-import subprocess
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -11,9 +9,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
-from session_recall.node import wait_until
-from tests.support.network import free_port
 from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
+from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
@@ -22,47 +19,19 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ALICE = "/v1/users/alice/tools/cross_session_search"
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "ELASTICSEARCH_URL": es_url,
-        "SESSION_RECALL_INDEX": module_alias,
-        "SESSION_RECALL_HOME": str(tmp_path_factory.mktemp("home")),
-        "SESSION_RECALL_TOKEN": TOKEN,
-    }
-    process = subprocess.Popen(
-        ["session-recall", "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: process.poll() is None and _answers(url), timeout=60), (
-            process.stderr.read().decode() if process.poll() is not None else "no answer"
-        )
+    folder = tmp_path_factory.mktemp("serve")
+    with serving(es_url=es_url, alias=module_alias, token=TOKEN, folder=folder) as served:
         stored = httpx.post(
-            f"{url}/v1/events",
+            f"{served.url}/v1/events",
             content=SAMPLE.read_bytes(),
             headers={**AUTH, "Content-Type": "application/x-ndjson"},
             timeout=30,
         )
         assert stored.status_code == 200, stored.text
         Elasticsearch(es_url).indices.refresh(index=module_alias)
-        yield url
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        process.stderr.close()
+        yield served.url
 
 
 def test_without_the_token_the_tools_answer_401(server: str):
@@ -94,22 +63,6 @@ def test_the_typed_page_pages_with_its_cursor(server: str):
     assert rest.status_code == 200, rest.text
     assert [item["session_id"] for item in rest.json()["items"]] == ["s-notes"]
     assert rest.json()["next_cursor"] is None
-
-
-@pytest.mark.parametrize("smuggled", ["userId", "user", "sessionId", "index"])
-def test_a_scope_argument_in_the_body_is_refused(server: str, smuggled: str):
-    body = {"innerThought": THOUGHT, "query": "launch", smuggled: "bob"}
-    response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
-    assert response.status_code == 422
-    assert response.text.startswith(f"Error: unknown argument '{smuggled}'")
-    assert "Friday" not in response.text and THOUGHT not in response.text
-
-
-def test_invalid_arguments_get_the_models_error_line(server: str):
-    body = {"innerThought": THOUGHT, "query": "x", "since": "2026-07-01"}
-    response = httpx.post(f"{server}{ALICE}", json=body, headers=AUTH)
-    assert response.status_code == 422
-    assert "2026-07-01T00:00:00Z" in response.text
 
 
 def test_conversation_search_is_bound_to_the_session_in_the_path(server: str):
@@ -157,9 +110,8 @@ CONTACT = "/contacts/c-http/inboxes/web/tools/cross_conversation_search"
         ("/v1/users/acme", {"enabled": "true"}, ["old-current", "last-week"]),
         ("/v1/users/acme", {"enabled": "true", "lookback_days": 150},
          ["old-current", "last-week", "long-ago"]),
-        # Without the user in the path, another user's conversations of the same contact
-        # and inbox ids are in scope too.
-        ("/v1", {"enabled": "true"}, ["old-current", "last-week", "other-tenant"]),
+        # The same contact and inbox ids under another user: another customer.
+        ("/v1/users/globex", {"enabled": "true"}, ["other-tenant"]),
     ],
 )  # fmt: skip
 def test_cross_conversation_search_takes_its_scope_from_path_and_query(
@@ -176,19 +128,15 @@ def test_cross_conversation_search_takes_its_scope_from_path_and_query(
     assert [s for s in sessions if f'"sessionId":"{s}"' in response.text] == expected
 
 
-@pytest.mark.parametrize(
-    ("method", "path"),
-    [
-        # Decoded, this would erase session s1 of user bob.
-        ("DELETE", "/v1/users/bob%2Fsessions%2Fs1"),
-        ("POST", "/v1/users/alice%2fx/tools/cross_session_search"),
-    ],
-)
-def test_an_encoded_slash_in_an_id_is_refused(server: str, method: str, path: str):
-    body = {"innerThought": THOUGHT, "query": "x"}
-    response = httpx.request(method, f"{server}{path}", headers=AUTH, json=body)
-    assert response.status_code == 400
-    assert "encoded slash" in response.json()["error"]
+def test_there_is_no_cross_conversation_search_without_a_user(server: str, conversations: None):
+    response = httpx.post(
+        f"{server}/v1{CONTACT}",
+        params={"current_session": "old-current", "enabled": "true"},
+        json={"innerThought": THOUGHT, "query": "refund"},
+        headers=AUTH,
+    )
+    assert response.status_code == 404
+    assert "refund" not in response.text
 
 
 def test_the_openapi_document_lists_the_tool_endpoints(server: str):
@@ -198,3 +146,68 @@ def test_the_openapi_document_lists_the_tool_endpoints(server: str):
     schema = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     assert schema.endswith("CrossSessionSearchArguments")
     assert "CrossSessionSearchArguments" in document["components"]["schemas"]
+
+
+MEMORY = "/v1/users/alice/tools/memory_search"
+DECIDED_TEXT = "We decided on Lisbon, the flights are cheaper."
+
+
+def test_memory_search_answers_a_question_by_meaning_with_the_turns_around(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}",
+        json={"innerThought": THOUGHT, "query": "Which city did we choose for the retreat?"},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    rows = json.loads(answer.text)
+    assert any("Lisbon" in row["text"] for row in rows[:3]), rows
+    first = rows[0]
+    assert set(first) == {"sessionId", "timestamp", "type", "text", "before", "after", "score"}
+    assert set(first["score"]) == {"keywordRank", "vectorRank", "fused"}
+
+
+def test_memory_search_gives_the_typed_result_and_takes_the_mode(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}?format=page&mode=keyword",
+        json={"innerThought": THOUGHT, "query": "Lisbon flights", "context": 0, "limit": 2},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    result = answer.json()
+    assert (result["mode"], result["requested_mode"], result["notice"]) == (
+        "keyword",
+        "keyword",
+        None,
+    )
+    assert result["hits"][0]["event"]["text"] == DECIDED_TEXT
+    assert all(hit["before"] == [] and hit["after"] == [] for hit in result["hits"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"query": ""}, "empty"),
+        ({"query": "x" * 1001}, "1001 characters"),
+        ({"query": "x", "limit": 51}, "limit"),
+        ({"query": "x", "since": "last week"}, "ISO-8601"),
+        ({"query": "x", "userId": "bob"}, "unknown argument 'userId'"),
+    ],
+)
+def test_memory_search_refuses_bad_arguments_with_a_line_a_model_can_act_on(
+    server: str, arguments: dict, says: str
+):
+    answer = httpx.post(
+        f"{server}{MEMORY}", json={"innerThought": THOUGHT, **arguments}, headers=AUTH
+    )
+    assert answer.status_code == 422, answer.text
+    assert answer.text.startswith("Error: ") and says in answer.text
+
+
+def test_memory_search_never_answers_with_another_users_events(server: str):
+    answer = httpx.post(
+        f"{server}{MEMORY}",
+        json={"innerThought": THOUGHT, "query": "When is the launch, and which logo?", "limit": 50},
+        headers=AUTH,
+    )
+    assert answer.status_code == 200, answer.text
+    assert "Friday" not in answer.text and "blue logo" not in answer.text

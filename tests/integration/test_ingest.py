@@ -37,10 +37,10 @@ def test_ingesting_the_same_file_twice_stores_each_event_once(
     assert not dead.exists(), "a clean run leaves no dead-letter file"
 
 
-@pytest.mark.slow
-def test_100k_events_with_1_percent_invalid_lines(
+def test_1_percent_invalid_lines_go_to_the_dead_letter_file_and_the_rest_is_stored(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
+    # 10,000 lines: ten bulk chunks, each kind of invalid line 20 times over.
     broken = {
         0: lambda e: b"{not json",
         1: lambda e: orjson.dumps({**e, "timestamp": "2026-07-01T00:00:00"}),  # naive
@@ -50,7 +50,7 @@ def test_100k_events_with_1_percent_invalid_lines(
     }
     source = tmp_path / "events.ndjson"
     with source.open("wb") as out:
-        for i in range(100_000):
+        for i in range(10_000):
             e = event(i, user=f"user-{i % 50}")
             line = broken[(i // 100) % 5](e) if i % 100 == 99 else orjson.dumps(e)
             out.write(line + b"\n")
@@ -59,11 +59,11 @@ def test_100k_events_with_1_percent_invalid_lines(
     code, output = _ingest(es_url, alias, str(source), "--dead-letter", str(dead))
 
     assert code == 1, output
-    assert output.startswith("Read 100000, indexed 99000, already present 0, rejected 1000")
+    assert output.startswith("Read 10000, indexed 9900, already present 0, rejected 100")
     assert str(dead) in output
-    assert stored(es, alias) == 99_000
+    assert stored(es, alias) == 9_900
     letters = [orjson.loads(line) for line in dead.read_bytes().splitlines()]
-    assert len(letters) == 1_000
+    assert len(letters) == 100
     assert all(set(letter) == {"event", "reason"} and letter["reason"] for letter in letters)
     reasons = {letter["reason"].split(": ", 2)[1] for letter in letters}
     assert reasons >= {"not valid JSON", "timestamp", "session_id"}
@@ -137,21 +137,12 @@ def test_stdin_is_read_with_a_dash(es: Elasticsearch, es_url: str, alias: str, t
     assert stored(es, alias) == 10
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["-", "--follow"], ["-", "--checkpoint", "x"], ["no/such/file.ndjson"], []],
-)
-def test_usage_errors_exit_2(es_url: str, args: list[str]):
-    code, output = _ingest(es_url, "any-alias", *args)
-    assert code == 2, output
-
-
 def test_a_missing_alias_stops_the_run_with_the_next_step(es_url: str, tmp_path: Path):
     source = write_ndjson(tmp_path / "events.ndjson", [event(1)])
     code, output = _ingest(
         es_url, "t-no-such-alias-3f9c", str(source), "--dead-letter", str(tmp_path / "d")
     )
-    assert code == 1
+    assert code == 3, output  # not set up; 1 would claim lines were dead-lettered
     assert "session-recall --index t-no-such-alias-3f9c setup" in output
 
 

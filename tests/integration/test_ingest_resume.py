@@ -132,7 +132,7 @@ def test_the_checkpoint_only_covers_acknowledged_events(
         "2",
     )
     output = run.communicate(timeout=120)[0].decode()
-    assert run.returncode == 1
+    assert run.returncode == 3, output  # unavailable; 1 means "some lines dead-lettered"
     assert "did not answer" in output or "Elasticsearch" in output
     assert not ckpt.exists() or orjson.loads(ckpt.read_bytes())["offset"] == 0
 

@@ -58,17 +58,18 @@ def _text(result) -> str:
 def test_the_mcp_client_sees_alices_results_and_never_bobs(es_url, sample_alias, tmp_path):
     params = _server(es_url, sample_alias, str(tmp_path), "--user", "alice")
     thought = {"innerThought": "checking decisions"}
-    listed, (decided, bobs, smuggled) = anyio.run(
+    listed, (decided, bobs, smuggled, recalled) = anyio.run(
         _session_calls,
         params,
         [
             ("cross_session_search", {**thought, "query": "we decided"}),
             ("cross_session_search", {**thought, "query": "launch, Friday, blue logo"}),
             ("cross_session_search", {**thought, "query": "launch", "userId": "bob"}),
+            ("memory_search", {**thought, "query": "When is the launch, and which logo?"}),
         ],
     )
 
-    assert [tool.name for tool in listed.tools] == ["cross_session_search"]
+    assert [tool.name for tool in listed.tools] == ["cross_session_search", "memory_search"]
     schema = listed.tools[0].input_schema
     assert "userId" not in schema["properties"] and schema["additionalProperties"] is False
 
@@ -78,6 +79,8 @@ def test_the_mcp_client_sees_alices_results_and_never_bobs(es_url, sample_alias,
     assert _text(bobs) == "No results found."
     assert smuggled.is_error and "unknown argument 'userId'" in _text(smuggled)
     assert "checking decisions" not in _text(decided) + _text(bobs) + _text(smuggled)
+    # memory_search is bound to alice as well: bob's launch plans never show.
+    assert not recalled.is_error and "Friday" not in _text(recalled)
 
 
 def test_contact_and_inbox_add_the_cross_conversation_tool(es_url, sample_alias, tmp_path):
@@ -92,6 +95,7 @@ def test_contact_and_inbox_add_the_cross_conversation_tool(es_url, sample_alias,
     )
     assert [tool.name for tool in listed.tools] == [
         "cross_session_search",
+        "memory_search",
         "cross_conversation_search",
     ]
     text = _text(found)

@@ -63,7 +63,14 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
     cli, http, mcp, library = outputs
     assert "We decided on Lisbon" in cli and "No results found." not in cli.splitlines()[0]
     assert '"next_cursor"' in cli
+    assert "s-trip\t2026-06-03T09:15:00Z\t2026-06-03T09:16:41.500Z\t4" in cli  # sessions
+    assert "I need to plan the team offsite" in cli  # show
+    assert "Would remove 3 events of user 'bob'; nothing was changed" in cli
+    # Contact c-42 of acme, not globex's contact of the same id.
+    assert "conv-101" in cli and "conv-901" not in cli
     assert '"status":"indexed"' in http.replace(" ", "")
-    assert "Offsite Lisbon" in http and "conv-102" in http
+    assert "We decided to book the venue today." in http  # posted with refresh=wait_for
+    assert '"session_id":"s-http"' in http and '"event_id":"sample-001"' in http  # reads
+    assert "Offsite Lisbon" in http and "conv-102" in http and "conv-901" not in http
     assert "let's go with" in mcp
     assert "s-stack" in library

@@ -25,6 +25,7 @@ class Contact:
         self.es, self.alias = es, alias
         self.id = f"contact-{uuid.uuid4().hex[:8]}"
         self.inbox = "inbox-1"
+        self.user = f"user-of-{self.id}"
 
     def conversation(
         self,
@@ -35,12 +36,14 @@ class Contact:
         contact: str | None = None,
         text: str = f"about my {WORD}",
         user: str | None = None,
+        tag: str = "",
     ) -> list[Event]:
-        """Write one conversation with a message at each age (nanoseconds before NOW)."""
+        """Write one conversation with a message at each age (nanoseconds before NOW);
+        event ids are `{tag}{session_id}-{n}`."""
         events = [
             event(
-                f"{session_id}-{n}",
-                user_id=user or f"user-of-{self.id}",
+                f"{tag}{session_id}-{n}",
+                user_id=user or self.user,
                 session_id=session_id,
                 timestamp=Instant(NOW.nanos - age),
                 text=text,
@@ -53,11 +56,15 @@ class Contact:
         write_events(self.es, self.alias, events)
         return events
 
-    def found(self, current: str | None = "current", **settings: object) -> dict[str, list[str]]:
-        """Every matching event id, by session, over all pages."""
+    def found(
+        self, current: str | None = "current", user: str | None = None, **settings: object
+    ) -> dict[str, list[str]]:
+        """Every matching event id, by session, over all pages, as `user` (by default
+        the contact's own user) searches."""
         searcher = CrossConversationSearcher(
             self.es,
             alias=self.alias,
+            user_id=user or self.user,
             contact_id=self.id,
             inbox_id=self.inbox,
             settings=CrossConversationSettings(**{"enabled": True, **settings}),
@@ -93,7 +100,7 @@ def test_at_most_the_200_most_recently_active_conversations(contact):
         events += [
             event(
                 f"c{k:03d}-0",
-                user_id=f"user-of-{contact.id}",
+                user_id=contact.user,
                 session_id=f"c{k:03d}",
                 timestamp=Instant(NOW.nanos - k * 60 * 10**9),
                 text=WORD,
@@ -150,16 +157,30 @@ def test_a_non_chat_conversation_is_out(contact):
 
 
 def test_a_non_chat_conversation_is_out_even_under_the_id_of_a_chat_one(contact):
-    contact.conversation("shared-id", DAY, user="customer-a")
-    contact.conversation("shared-id", 2 * DAY, type="email", user="customer-b")
+    contact.conversation("shared-id", DAY)
+    contact.conversation("shared-id", 2 * DAY, type="email", tag="email-")
     assert contact.found() == {"shared-id": ["shared-id-0"]}
+
+
+def test_another_users_contact_and_inbox_of_the_same_ids_are_out(contact):
+    contact.conversation("mine", DAY)
+    contact.conversation("current", DAY)
+    contact.conversation("theirs", DAY, user="another-tenant")
+    # Even the conversation id the agent is in: under another user it is another one.
+    contact.conversation("current", 2 * DAY, user="another-tenant")
+    assert contact.found() == {"current": ["current-0"], "mine": ["mine-0"]}
+    assert contact.found(user="another-tenant") == {
+        "theirs": ["theirs-0"],
+        "current": ["current-0"],
+    }
+    assert contact.found(user="nobody") == {}
 
 
 def test_disabled_searches_only_the_current_conversation(contact):
     contact.conversation("current", DAY)
     contact.conversation("recent", DAY)
     # The same conversation id in another inbox is not the current conversation.
-    contact.conversation("current", DAY, inbox="inbox-2", user="someone-else")
+    contact.conversation("current", DAY, inbox="inbox-2", tag="elsewhere-")
     assert contact.found(enabled=False) == {"current": ["current-0"]}
     assert set(contact.found(enabled=True)) == {"current", "recent"}
 
@@ -185,6 +206,7 @@ def test_a_cursor_keeps_the_conversations_of_its_first_page(contact):
     searcher = CrossConversationSearcher(
         contact.es,
         alias=contact.alias,
+        user_id=contact.user,
         contact_id=contact.id,
         inbox_id=contact.inbox,
         settings=CrossConversationSettings(enabled=True),
@@ -200,29 +222,37 @@ def test_a_cursor_keeps_the_conversations_of_its_first_page(contact):
     assert [i.session_id for i in fresh.items] == ["current"]
 
 
-def test_events_of_users_sharing_an_event_id_and_instant_are_each_served_once(contact):
-    # Event ids are unique per user only, and a contact's conversations span users.
-    users = ("customer-a", "customer-b", "customer-c")
+def test_users_sharing_a_contact_inbox_conversation_and_event_ids_each_find_their_own(
+    contact,
+):
+    # Contact, inbox, session and event ids repeat across users (tenants); one user's
+    # search, on every page by cursor or by number (past the window too), holds only
+    # that user's events.
+    users = ("tenant-a", "tenant-b", "tenant-c")
     for user in users:
-        contact.conversation("shared", DAY, 2 * DAY, user=user, text=f"{WORD} from {user}")
-    searcher = CrossConversationSearcher(
-        contact.es,
-        alias=contact.alias,
-        contact_id=contact.id,
-        inbox_id=contact.inbox,
-        settings=CrossConversationSettings(enabled=True),
-        cursor_key=KEY,
-        page_size=1,
-        max_result_window=3,  # page numbers from 2 on hop past the window
-        now=lambda: NOW,
-    )
-    expected = [(f"shared-{n}", f"{WORD} from {user}") for n in (1, 0) for user in users]
-    page, served = searcher.search(WORD, current_session_id="none"), []
-    while True:
-        served += [(item.event_id, item.text) for item in page.items]
-        if page.next_cursor is None:
-            break
-        page = searcher.search(WORD, current_session_id="none", cursor=page.next_cursor)
-    assert served == expected
-    by_number = [searcher.search(WORD, current_session_id="none", page=n).items for n in range(7)]
-    assert [(i.event_id, i.text) for items in by_number for i in items] == expected
+        contact.conversation("shared", DAY, 2 * DAY, 3 * DAY, user=user, text=f"{WORD} {user}")
+    for user in users:
+        searcher = CrossConversationSearcher(
+            contact.es,
+            alias=contact.alias,
+            user_id=user,
+            contact_id=contact.id,
+            inbox_id=contact.inbox,
+            settings=CrossConversationSettings(enabled=True),
+            cursor_key=KEY,
+            page_size=1,
+            max_result_window=2,  # page numbers from 1 on hop past the window
+            now=lambda: NOW,
+        )
+        expected = [(f"shared-{n}", f"{WORD} {user}") for n in (2, 1, 0)]
+        page, served = searcher.search(WORD, current_session_id="shared"), []
+        while True:
+            served += [(item.event_id, item.text) for item in page.items]
+            if page.next_cursor is None:
+                break
+            page = searcher.search(WORD, current_session_id="shared", cursor=page.next_cursor)
+        assert served == expected
+        by_number = [
+            searcher.search(WORD, current_session_id="shared", page=n).items for n in range(4)
+        ]
+        assert [(i.event_id, i.text) for items in by_number for i in items] == expected

@@ -127,9 +127,9 @@ def searcher_for(
     c = CrossConversationSearcher(
         es,
         alias=alias,
+        user_id=scope["user"],
         contact_id=scope["contact"],
         inbox_id=scope["inbox"],
-        user_id=scope["pinned_user"],
         settings=CrossConversationSettings(enabled=True, lookback_days=365),
         cursor_key=KEY,
         now=lambda: NOW,
@@ -144,11 +144,11 @@ def in_scope(scope: dict[str, str | None], owner: Owner) -> bool:
         return owner.user_id == scope["user"]
     if scope["kind"] == "conversation":
         return (owner.user_id, owner.session_id) == (scope["user"], scope["session"])
-    return (
-        (owner.contact_id, owner.inbox_id) == (scope["contact"], scope["inbox"])
-        and (owner.conversation_type == "chat" or owner.session_id == scope["session"])
-        and scope["pinned_user"] in (None, owner.user_id)
-    )
+    return (owner.user_id, owner.contact_id, owner.inbox_id) == (
+        scope["user"],
+        scope["contact"],
+        scope["inbox"],
+    ) and (owner.conversation_type == "chat" or owner.session_id == scope["session"])
 
 
 def check_isolation(
@@ -205,20 +205,29 @@ def test_conversation_search_never_leaves_its_session(
 
 @EXAMPLES
 @given(
+    user=ids,
     contact=st.one_of(st.sampled_from(CONTACTS), ids),
     inbox=st.one_of(st.sampled_from(INBOXES), ids),
     session=sessions,
-    pinned_user=st.one_of(st.none(), ids),
     **SEARCH,
 )
-def test_cross_conversation_search_never_leaves_its_contact_and_inbox(
-    es, dataset, contact, inbox, session, pinned_user, words, match, page
+def test_cross_conversation_search_never_leaves_its_user_contact_and_inbox(
+    es, dataset, user, contact, inbox, session, words, match, page
 ):
     scope = {
         "kind": "cross_conversation",
+        "user": user,
         "contact": contact,
         "inbox": inbox,
         "session": session,
-        "pinned_user": pinned_user,
     }
     check_isolation(es, dataset, scope, words, match, page)
+
+
+def test_the_dataset_shares_contacts_and_inboxes_across_users():
+    """What makes the cross-conversation property meaningful: the same contact and
+    inbox ids under several users."""
+    users_by_contact: dict[tuple[str, str], set[str]] = {}
+    for owner in OWNERS.values():
+        users_by_contact.setdefault((owner.contact_id, owner.inbox_id), set()).add(owner.user_id)
+    assert max(len(users) for users in users_by_contact.values()) >= 2

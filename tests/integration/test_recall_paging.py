@@ -1,21 +1,27 @@
-"""Pagination at depth: cursors under concurrent writes, page numbers past the window."""
+"""Pagination at depth: cursors under concurrent writes, page numbers past the window.
+
+The module's index has a small `index.max_result_window`, and the searchers are told
+it: a few hundred events then take the paths that 10,000 would on the default window.
+"""
 
 import threading
 from collections.abc import Iterator
 
 import pytest
-from elasticsearch import Elasticsearch
+from elasticsearch import BadRequestError, Elasticsearch
 
 from session_recall.core.instant import Instant
 from session_recall.node import wait_until
 from session_recall.recall import CrossSessionSearcher, RecallPage
 from tests.support.events import Event, event, write_events
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 KEY = b"paging-test-cursor-key-32-bytes!"
 START = Instant.parse("2026-07-01T00:00:00Z").nanos
 MATCH, OTHER = "we decided to ship", "unrelated chatter"
+# A few hundred events reach past it; Elasticsearch refuses any from + size beyond it.
+WINDOW = 100
 
 
 def dataset(user_id: str, matches: int) -> list[Event]:
@@ -41,37 +47,52 @@ def in_order(events: list[Event]) -> list[str]:
     return [e["event_id"] for e in matching]
 
 
-DEEP = dataset("deep", 12_000)
-WALKER = dataset("walker", 5_000)
+DEEP = dataset("deep", 250)  # 25 pages of 10: up to two hops past the window
+WALKER = dataset("walker", 500)
 
 
 @pytest.fixture(scope="module")
 def alias(es: Elasticsearch, module_alias: str) -> str:
+    es.indices.put_settings(index=module_alias, settings={"index.max_result_window": WINDOW})
     write_events(es, module_alias, DEEP + WALKER)
     return module_alias
+
+
+def searcher(es: Elasticsearch, alias: str, user_id: str, **options: int) -> CrossSessionSearcher:
+    return CrossSessionSearcher(
+        es, alias=alias, user_id=user_id, cursor_key=KEY, max_result_window=WINDOW, **options
+    )
 
 
 def ids(page: RecallPage) -> list[str]:
     return [item.event_id for item in page.items]
 
 
-@pytest.mark.parametrize("number", [0, 998, 999, 1_000, 1_100, 1_199])
+def test_the_index_refuses_a_request_past_its_window(es, alias):
+    # What makes the tests below prove something: the small window is enforced.
+    with pytest.raises(BadRequestError, match="Result window is too large"):
+        es.search(index=alias, routing="deep", from_=WINDOW, size=1)
+
+
+# Page 8 is the last that from/size reaches (each page asks for one hit more), 9 the
+# first that hops, 20 and 24 (the last) hop twice.
+@pytest.mark.parametrize("number", [0, 8, 9, 10, 20, 24])
 def test_any_page_number_returns_exactly_its_events(es, alias, number):
     expected = in_order(DEEP)
-    searcher = CrossSessionSearcher(es, alias=alias, user_id="deep", cursor_key=KEY)
-    page = searcher.search(MATCH, page=number)
+    deep = searcher(es, alias, "deep")
+    page = deep.search(MATCH, page=number)
     assert ids(page) == expected[number * 10 : number * 10 + 10]
-    if number < 1_199:
-        following = searcher.search(MATCH, cursor=page.next_cursor)
+    if number < 24:
+        following = deep.search(MATCH, cursor=page.next_cursor)
         assert ids(following) == expected[number * 10 + 10 : number * 10 + 20]
     else:
         assert page.next_cursor is None
 
 
 def test_a_page_number_past_the_end_is_empty_not_an_error(es, alias):
-    searcher = CrossSessionSearcher(es, alias=alias, user_id="deep", cursor_key=KEY)
-    assert searcher.search(MATCH, page=1_200) == RecallPage(items=[])
-    assert searcher.search(MATCH, page=10**9) == RecallPage(items=[])
+    deep = searcher(es, alias, "deep")
+    assert deep.search(MATCH, page=25) == RecallPage(items=[])
+    assert deep.search(MATCH, page=10**9) == RecallPage(items=[])
 
 
 class Writer(threading.Thread):
@@ -113,8 +134,8 @@ def writer(es: Elasticsearch, alias: str) -> Iterator[Writer]:
 
 
 def test_paging_by_cursor_returns_every_match_once_while_events_arrive(es, alias, writer):
-    searcher = CrossSessionSearcher(es, alias=alias, user_id="walker", cursor_key=KEY, page_size=50)
-    page = searcher.search(MATCH)
+    walker = searcher(es, alias, "walker", page_size=50)
+    page = walker.search(MATCH)
     served = ids(page)
     writer.start()
 
@@ -124,14 +145,14 @@ def test_paging_by_cursor_returns_every_match_once_while_events_arrive(es, alias
 
     assert wait_until(new_events_visible, timeout=60), writer.error
     while page.next_cursor is not None:
-        page = searcher.search(MATCH, cursor=page.next_cursor)
+        page = walker.search(MATCH, cursor=page.next_cursor)
         served += ids(page)
     writer.stop.set()
     writer.join(timeout=60)
     assert writer.error is None and writer.written > 0
 
-    assert len(served) == len(set(served)) == 5_000
+    assert len(served) == len(set(served)) == 500
     assert served == in_order(WALKER)
     # A fresh search, with no cursor, does see the new events.
-    fresh = CrossSessionSearcher(es, alias=alias, user_id="walker", cursor_key=KEY, page_size=50)
-    assert fresh.search(MATCH, page=100).items[0].session_id == "live"
+    fresh = searcher(es, alias, "walker", page_size=50)
+    assert fresh.search(MATCH, page=10).items[0].session_id == "live"

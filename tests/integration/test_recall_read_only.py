@@ -1,7 +1,5 @@
 """Recall only ever searches: every client call of every searcher is recorded at a seam."""
 
-from typing import Any
-
 import pytest
 from elasticsearch import Elasticsearch
 
@@ -13,30 +11,11 @@ from session_recall.recall import (
     CrossSessionSearcher,
 )
 from tests.support.events import event, write_events
+from tests.support.recording import RecordingClient
 
 pytestmark = pytest.mark.integration
 
 KEY = b"read-only-test-cursor-key-32byte"
-
-
-class Recording:
-    """Wraps a client; records the dotted name of every method called through it."""
-
-    def __init__(self, target: Any, calls: list[str], path: str = "") -> None:
-        self._target, self._calls, self._path = target, calls, path
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._target, name)
-        path = f"{self._path}{name}"
-        if not callable(attr):
-            return Recording(attr, self._calls, f"{path}.")
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            self._calls.append(path)
-            result = attr(*args, **kwargs)
-            return Recording(result, self._calls) if isinstance(result, Elasticsearch) else result
-
-        return call
 
 
 def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearch, alias: str):
@@ -54,8 +33,8 @@ def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearc
         for i in range(60)
     ]
     write_events(es, alias, events)
-    calls: list[str] = []
-    client: Any = Recording(es, calls)
+    recording = RecordingClient(es)
+    client: Elasticsearch = recording  # type: ignore[assignment]
     now = Instant.parse("2026-07-02T00:00:00Z")
 
     a = CrossSessionSearcher(client, alias=alias, user_id="u", cursor_key=KEY, max_result_window=20)
@@ -67,6 +46,7 @@ def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearc
     c = CrossConversationSearcher(
         client,
         alias=alias,
+        user_id="u",
         contact_id="c",
         inbox_id="i",
         settings=CrossConversationSettings(enabled=True),
@@ -76,4 +56,5 @@ def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearc
     first = c.search("we decided", current_session_id="s0")
     assert c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
 
+    calls = recording.calls
     assert calls and set(calls) <= {"search", "msearch"}, calls

@@ -58,6 +58,7 @@ def test_search_spans_the_indices_behind_the_alias(es: Elasticsearch, alias: str
     c = CrossConversationSearcher(
         es,
         alias=alias,
+        user_id="u",
         contact_id="c",
         inbox_id="i",
         settings=CrossConversationSettings(enabled=True, max_conversations=2),

@@ -40,7 +40,10 @@ def served(
     es_url: str, module_alias: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("serve")
-    with serving(es_url, module_alias, home, env=LIMITS, preexec_fn=_low_open_files) as served:
+    with serving(
+        es_url=es_url, alias=module_alias, folder=home, env=LIMITS, preexec_fn=_low_open_files
+    ) as served:
+        assert wait_until(lambda: ready(served.url), timeout=60), served.log_text()
         yield served
 
 
@@ -91,7 +94,7 @@ def test_slow_connections_are_closed_and_those_past_the_cap_refused_at_once(serv
     finally:
         for sock in sockets:
             sock.close()
-    log = served.log.read_text()
+    log = served.log_text()
     assert "Too many open files" not in log, log[-2000:]
     assert f"leaves room for {OPEN_FILES - 128} connections" in log, log[-2000:]
 
@@ -113,11 +116,11 @@ def test_a_body_that_stalls_gets_408_and_an_idle_connection_is_closed(served: Se
 
 
 def test_a_flood_of_bad_requests_logs_a_few_lines_not_one_per_request(served: Served):
-    before = served.log.read_text().count("Invalid HTTP request")
+    before = served.log_text().count("Invalid HTTP request")
     for _ in range(200):
         with socket.create_connection(("127.0.0.1", served.port), timeout=DEADLINE_S) as bad:
             bad.sendall(b"\x16\x03\x01 not http at all\r\n\r\n")
             _answers([bad], timeout=DEADLINE_S)
     # Every bad request was answered and closed: its warning, if any, is written.
-    logged = served.log.read_text().count("Invalid HTTP request") - before
+    logged = served.log_text().count("Invalid HTTP request") - before
     assert 0 < logged <= int(LIMITS["SESSION_RECALL_LOG_LIMIT"]), logged

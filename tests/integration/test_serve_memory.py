@@ -13,7 +13,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.node import wait_until
 from tests.support.ndjson import event, stored
-from tests.support.serve import serving
+from tests.support.serve import ready, serving
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +38,8 @@ def served(es_url: str, alias: str, tmp_path: Path) -> Iterator[tuple[str, psuti
         # Room for every body to wait its turn: this test is about memory, not deadlines.
         "SESSION_RECALL_WRITE_DEADLINE": str(DEADLINE_S),
     }
-    with serving(es_url, alias, tmp_path, env=limits) as served:
+    with serving(es_url=es_url, alias=alias, folder=tmp_path, env=limits) as served:
+        assert wait_until(lambda: ready(served.url), timeout=60), served.log_text()
         yield served.url, psutil.Process(served.process.pid)
 
 

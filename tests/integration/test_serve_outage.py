@@ -81,7 +81,10 @@ def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
     url = node.start().url
     es = make_client(Settings(ELASTICSEARCH_URL=url))
     install(es, ALIAS)
-    with serving(url, ALIAS, tmp_path) as served, _Producers(served.url) as producers:
+    with (
+        serving(es_url=url, alias=ALIAS, folder=tmp_path) as served,
+        _Producers(served.url) as producers,
+    ):
         assert wait_until(lambda: producers.count(2) >= 20, timeout=60)
 
         node.stop()
@@ -92,7 +95,7 @@ def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
         node.start()
         up = producers.mark()
         assert wait_until(lambda: producers.count(2, since=up) >= 20, timeout=180)
-    output = served.log.read_text()
+    output = served.log_text()
 
     # uvicorn re-raises the SIGTERM it handled once it has shut down cleanly.
     assert served.process.returncode in (0, -signal.SIGTERM), output

@@ -15,14 +15,16 @@ def test_a_refused_search_is_not_reported_as_unavailable(es: Elasticsearch, alia
     # read privilege (403) would be.
     es.indices.close(index=f"{alias}-000001")
     searcher = CrossSessionSearcher(es, alias=alias, user_id="alice", cursor_key=b"k" * 32)
-    output = cross_session_tool(searcher).call({"innerThought": "t", "query": "x"})
-    assert output.startswith("Error: Elasticsearch refused the search (400")
+    result = cross_session_tool(searcher).call({"innerThought": "t", "query": "x"})
+    output = result.text
+    assert result.is_error and output.startswith("Error: Elasticsearch refused the search (400")
     assert "privilege" in output and "try again" not in output
 
 
 def test_an_unreachable_node_reads_as_unavailable():
     client = Elasticsearch("http://127.0.0.1:9", max_retries=0, request_timeout=2)
     searcher = CrossSessionSearcher(client, alias="any", user_id="alice", cursor_key=b"k" * 32)
-    output = cross_session_tool(searcher).call({"innerThought": "t", "query": "x"})
-    assert output.startswith("Error: Elasticsearch did not answer the search")
+    result = cross_session_tool(searcher).call({"innerThought": "t", "query": "x"})
+    output = result.text
+    assert result.is_error and output.startswith("Error: Elasticsearch did not answer the search")
     assert "retry" in output

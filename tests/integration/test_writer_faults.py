@@ -47,7 +47,7 @@ def test_real_429s_from_a_tiny_write_queue_are_retried_until_every_event_is_stor
     client = make_client(Settings(ELASTICSEARCH_URL=info.url))
     alias = "throttled"
     install(client, alias)
-    writers, per_writer = 6, 1_500
+    writers, per_writer = 6, 300
     options = WriterOptions(
         chunk_events=25, retry=RetryPolicy(max_attempts=60, initial_backoff=0.02, max_backoff=0.5)
     )

@@ -1,8 +1,8 @@
-"""`session-recall serve` as a real process of a test's own, on a free port."""
+"""A real `session-recall serve` process for a test, its log kept in a file."""
 
 import os
+import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,41 +17,65 @@ from tests.support.network import free_port
 @dataclass(frozen=True)
 class Served:
     url: str
+    log: Path
     port: int
-    log: Path  # stdout and stderr
     process: subprocess.Popen[bytes]
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def ready(url: str) -> bool:
+    """/readyz says 200: Elasticsearch answers and the alias is set up."""
     try:
         return httpx.get(f"{url}/readyz", timeout=5).status_code == 200
-    except httpx.TransportError:
+    except httpx.HTTPError:
         return False
 
 
 @contextmanager
 def serving(
+    *,
     es_url: str,
     alias: str,
-    home: Path,
-    *,
+    folder: Path,
+    token: str | None = None,
+    log_level: str = "warning",
     env: Mapping[str, str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[Served]:
-    """`serve`, ready, until the block ends (then SIGTERM, and waited for)."""
-    port, log = free_port(), home / "serve.log"
-    with log.open("ab") as output:
+    """Serve `alias` on a free port, state and log under `folder`, with `env` added to
+    the environment (limits, say); answers on /healthz when this yields, stopped with
+    SIGTERM afterwards."""
+    settings = {
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": alias,
+        "SESSION_RECALL_HOME": str(folder / "home"),
+        **({"SESSION_RECALL_TOKEN": token} if token else {}),
+    }
+    port = free_port()
+    log = folder / "serve.log"
+    with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-c", "from session_recall.cli import main; main()",
-             "--es-url", es_url, "--index", alias, "--home", str(home),
-             "serve", "--port", str(port), "--log-level", "warning"],
-            stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})}, preexec_fn=preexec_fn,
-        )  # fmt: skip
-    served = Served(f"http://127.0.0.1:{port}", port, log, process)
+            ["session-recall", "serve", "--port", str(port), "--log-level", log_level],
+            env={**os.environ, **settings, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            preexec_fn=preexec_fn,
+        )
+    served = Served(f"http://127.0.0.1:{port}", log, port, process)
     try:
-        assert wait_until(lambda: ready(served.url), timeout=60), log.read_text()
+        assert wait_until(lambda: process.poll() is None and _answers(served.url), timeout=60), (
+            served.log_text()
+        )
         yield served
     finally:
-        process.terminate()
+        process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)

@@ -31,6 +31,12 @@ def test_help_shows_no_secret_taken_from_the_environment(monkeypatch: pytest.Mon
         },
         {"ELASTICSEARCH_USERNAME": "u"},
         {"SESSION_RECALL_INDEX": "Upper"},
+        {"SESSION_RECALL_EMBEDDER": "endpoint"},
+        {
+            "SESSION_RECALL_EMBEDDER": "endpoint",
+            "SESSION_RECALL_EMBEDDINGS_URL": "http://127.0.0.1:11434/v1",
+            "SESSION_RECALL_EMBEDDINGS_MODEL": "nomic-embed-text",
+        },
     ],
 )
 def test_contradictory_or_incomplete_settings_are_refused(values: dict[str, str]):
@@ -41,7 +47,7 @@ def test_contradictory_or_incomplete_settings_are_refused(values: dict[str, str]
 def test_cli_reports_a_missing_url_with_the_next_step(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
     result = CliRunner().invoke(main, ["setup"])
-    assert result.exit_code == 1
+    assert result.exit_code == 3, result.output  # not set up: the operator's move
     assert "ELASTICSEARCH_URL" in result.output
 
 
@@ -50,3 +56,21 @@ def test_the_version_is_pinned_once_and_compose_reads_it():
     compose = (REPO / "docker-compose.yml").read_text()
     assert "${ELASTICSEARCH_VERSION}" in compose
     assert elasticsearch_version() not in compose
+
+
+def test_the_embedder_is_static_by_default_and_its_api_key_stays_hidden():
+    from session_recall.embedders import embedder_for
+    from session_recall.embeddings import EndpointEmbedder, StaticEmbedder
+
+    assert isinstance(embedder_for(Settings()), StaticEmbedder)
+    assert embedder_for(Settings(SESSION_RECALL_EMBEDDER="none")) is None
+    settings = Settings(
+        SESSION_RECALL_EMBEDDER="endpoint",
+        SESSION_RECALL_EMBEDDINGS_URL="http://127.0.0.1:11434/v1",
+        SESSION_RECALL_EMBEDDINGS_MODEL="nomic-embed-text",
+        SESSION_RECALL_EMBEDDINGS_DIMS=768,
+        SESSION_RECALL_EMBEDDINGS_API_KEY="embedding-key-secret",
+    )
+    remote = embedder_for(settings)
+    assert isinstance(remote, EndpointEmbedder) and remote.model_id == "nomic-embed-text@768"
+    assert "embedding-key-secret" not in repr(settings) + str(settings.model_dump())

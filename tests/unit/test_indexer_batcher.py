@@ -20,6 +20,7 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.errors import TooManyEvents
 from tests.support.ndjson import event
 
 WAIT_S = 30
@@ -80,5 +81,5 @@ def test_a_request_larger_than_the_queue_is_refused_as_such():
         async with Batcher(_HeldWriter(), BatchingOptions(max_pending_events=100)) as batcher:
             await batcher.submit(_events(0, 101))
 
-    with pytest.raises(Exception, match="Send at most 100 events per request"):
+    with pytest.raises(TooManyEvents, match="Send at most 100 events per request"):
         asyncio.run(scenario())

@@ -33,6 +33,7 @@ def test_the_wheel_holds_exactly_one_top_level_package(wheel: Path):
         "session_recall/recall/pager.py",
         "session_recall/mappings/index-template.json",
         "session_recall/core/instant.py",
+        "session_recall/embeddings/static.py",
         "session_recall/pinned.env",
     ):
         assert expected in names
@@ -43,6 +44,7 @@ def test_the_unpacked_wheel_imports_its_own_libraries(wheel: Path, tmp_path: Pat
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
         "import session_recall.recall, session_recall.indexer, session_recall.mappings as m;"
+        "import session_recall.embeddings;"
         "assert session_recall.recall.__file__.startswith(sys.argv[1]);"
         "assert m.index_templates('x').first_index"
     )
@@ -56,7 +58,7 @@ def test_importing_the_libraries_loads_no_application_code():
     code = (
         "import sys, session_recall.recall, session_recall.indexer;"
         "loaded = sorted(m for m in sys.modules if m.startswith('session_recall.')"
-        " and m.split('.')[1] not in ('core', 'recall', 'indexer'));"
+        " and m.split('.')[1] not in ('core', 'recall', 'indexer', 'embeddings'));"
         "print(loaded, 'pydantic_settings' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

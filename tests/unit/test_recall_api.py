@@ -30,7 +30,10 @@ def test_all_lists_exactly_the_public_names():
         if not name.startswith("_")
         and getattr(value, "__module__", "").startswith("session_recall.recall")
     }
-    public |= {"MAX_PAGE_SIZE", "MAX_TERMS", "MAX_TERM_LENGTH", "MatchMode"}
+    # Constants and type aliases carry no __module__: the public ones are the bounds
+    # and defaults (upper case), MatchMode and SearchMode.
+    public |= {name for name in vars(recall) if name.isupper() and not name.startswith("_")}
+    public |= {"MatchMode", "SearchMode"}
     assert sorted(recall.__all__) == sorted(public)
 
 
@@ -56,7 +59,7 @@ def test_scope_arguments_are_keyword_only():
         CrossSessionSearcher(CLIENT, "a", "u", KEY)  # type: ignore[misc]
 
 
-def test_cross_conversation_defaults_match_the_issue():
+def test_cross_conversation_is_off_by_default_with_90_days_and_200_conversations():
     settings = CrossConversationSettings()
     assert (settings.enabled, settings.lookback_days, settings.max_conversations) == (
         False,
@@ -71,9 +74,23 @@ def test_lookback_days_run_from_1_to_365(days):
         CrossConversationSettings(lookback_days=days)
 
 
-def test_a_cross_conversation_searcher_needs_contact_and_inbox():
-    with pytest.raises(InvalidScope, match="inbox_id"):
-        CrossConversationSearcher(CLIENT, alias="a", contact_id="c", inbox_id="", cursor_key=KEY)
+@pytest.mark.parametrize(
+    ("scope", "missing"),
+    [
+        ({"user_id": "u", "contact_id": "c", "inbox_id": ""}, "inbox_id"),
+        ({"user_id": " ", "contact_id": "c", "inbox_id": "i"}, "user_id"),
+    ],
+)
+def test_a_cross_conversation_searcher_needs_user_contact_and_inbox(scope, missing):
+    with pytest.raises(InvalidScope, match=missing):
+        CrossConversationSearcher(CLIENT, alias="a", cursor_key=KEY, **scope)
+
+
+def test_a_cross_conversation_searcher_cannot_be_built_without_a_user():
+    with pytest.raises(TypeError, match="user_id"):
+        CrossConversationSearcher(  # type: ignore[call-arg]
+            CLIENT, alias="a", contact_id="c", inbox_id="i", cursor_key=KEY
+        )
 
 
 def test_items_render_timestamps_as_java_instants():

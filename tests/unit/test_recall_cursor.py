@@ -8,14 +8,14 @@ from hypothesis import strategies as st
 
 from session_recall.recall.cursor import CursorCodec, CursorState
 from session_recall.recall.errors import CursorMismatch, InvalidCursor, InvalidScope
-from session_recall.recall.query import Position
+from session_recall.recall.query import SortPosition
 
 KEY = b"k" * 32
 STATE = CursorState(
     scope="scope-digest",
     query="query-digest",
     as_of=1_782_907_200_500_000_000,
-    after=Position(1_782_907_200_000_000_000, "e-中", "user"),
+    after=SortPosition(1_782_907_200_000_000_000, "e-中", "user"),
 )
 
 

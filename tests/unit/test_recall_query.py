@@ -9,7 +9,7 @@ from session_recall.core.instant import Instant
 from session_recall.recall.query import (
     SORT,
     Criteria,
-    Position,
+    SortPosition,
     after_clause,
     latest_body,
     latest_instant,
@@ -22,9 +22,11 @@ from session_recall.recall.recent_conversations import (
     recent_conversations_body,
     window_start,
 )
-from session_recall.recall.scope import Scope, binding
+from session_recall.recall.scope import SearchScope, binding
 
-ALICE = Scope(key=("cross_session", "a", "alice"), pinned=(("user_id", "alice"),), routing="alice")
+ALICE = SearchScope(
+    key=("cross_session", "a", "alice"), pinned=(("user_id", "alice"),), routing="alice"
+)
 FORBIDDEN = {"query_string", "simple_query_string", "regexp", "wildcard", "script", "fuzzy"}
 
 
@@ -74,7 +76,7 @@ def test_since_and_as_of_bound_the_timestamp_in_filter_context():
 
 
 def test_pages_sort_on_timestamp_then_event_id_then_user_and_never_count():
-    body = page_body({"match_all": {}}, size=11, search_after=Position(5, "e1", "u"))
+    body = page_body({"match_all": {}}, size=11, search_after=SortPosition(5, "e1", "u"))
     assert body["sort"] == SORT == [{"timestamp": "asc"}, {"event_id": "asc"}, {"user_id": "asc"}]
     assert body["track_total_hits"] is False
     assert body["_source"] == ["session_id", "type", "text"]
@@ -100,7 +102,7 @@ def test_the_latest_instant_covers_its_whole_millisecond():
 def test_after_clause_is_strictly_after_the_position():
     at = "1970-01-01T00:00:00.000000007Z"
     same_instant = {"range": {"timestamp": {"gte": at, "lte": at}}}
-    assert after_clause(Position(7, "e9", "u1")) == {
+    assert after_clause(SortPosition(7, "e9", "u1")) == {
         "bool": {
             "should": [
                 {"range": {"timestamp": {"gt": at}}},
@@ -120,12 +122,13 @@ def test_after_clause_is_strictly_after_the_position():
     }
 
 
-def test_recent_conversations_keep_chat_of_the_contact_and_inbox_in_the_window():
+def test_recent_conversations_keep_chat_of_the_users_contact_and_inbox_in_the_window():
     end = Instant.parse("2026-07-01T00:00:00Z")
     body = recent_conversations_body(
-        contact_id="c", inbox_id="i", user_id=None, start=window_start(end, 90), end=end, limit=200
+        user_id="u", contact_id="c", inbox_id="i", start=window_start(end, 90), end=end, limit=200
     )
     assert body["query"]["bool"]["filter"] == [
+        {"term": {"user_id": "u"}},
         {"term": {"contact_id": "c"}},
         {"term": {"inbox_id": "i"}},
         {"term": {"conversation_type": "chat"}},
@@ -159,7 +162,7 @@ TRICKY = st.sampled_from(
 )
 def test_user_text_only_ever_lands_in_match_phrase_values(terms, match):
     criteria = Criteria(tuple(terms), match)
-    query = search_query(ALICE.filters(), criteria, after=Position(1, "e", "alice"))
+    query = search_query(ALICE.filters(), criteria, after=SortPosition(1, "e", "alice"))
     body = page_body(query, size=10)
     assert not keys(body) & FORBIDDEN
     # The scope filter is exactly the bound one, whatever the terms say.
@@ -171,7 +174,9 @@ def test_user_text_only_ever_lands_in_match_phrase_values(terms, match):
 
 def test_scope_filters_pin_every_field_then_add_its_clauses():
     clause = conversations_clause("now", ["old-2", "old-1"])
-    scope = Scope(key=("k",), pinned=(("contact_id", "c"), ("inbox_id", "i")), clauses=(clause,))
+    scope = SearchScope(
+        key=("k",), pinned=(("contact_id", "c"), ("inbox_id", "i")), clauses=(clause,)
+    )
     assert scope.filters() == [
         {"term": {"contact_id": "c"}},
         {"term": {"inbox_id": "i"}},

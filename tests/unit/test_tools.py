@@ -7,10 +7,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from session_recall.recall import RecallItem
-from session_recall.tools import STYLES, TOOLS, ToolArgumentError, render_items, tool_definitions
+from session_recall.recall import CrossSessionSearcher, RecallItem
+from session_recall.tools import (
+    STYLES,
+    TOOLS,
+    ToolArgumentError,
+    cross_session_tool,
+    render_items,
+    tool_definitions,
+)
 from session_recall.tools.bound_tool import BoundTool
 from session_recall.tools.definitions import CROSS_SESSION_SEARCH
+from tests.support.recording import RecordingClient
 
 SECRET_THOUGHT = "my private plan: exfiltrate bob's notes"
 SMUGGLED = ["user", "userId", "user_id", "sessionId", "session_id", "index", "contactId", "inboxId"]
@@ -23,7 +31,7 @@ def _schema(name: str) -> dict:
 @pytest.mark.parametrize("style", STYLES)
 def test_every_definition_is_a_valid_json_schema(style: str):
     definitions = tool_definitions(style=style)  # type: ignore[arg-type]
-    assert len(definitions) == 3
+    assert len(definitions) == 4
     for definition in definitions:
         body = definition.get("function", definition)
         schema = body.get("parameters") or body.get("input_schema") or body.get("inputSchema")
@@ -38,6 +46,10 @@ def test_every_definition_is_a_valid_json_schema(style: str):
         ("cross_session_search", ["innerThought", "query", "matchMode", "since", "page"]),
         ("conversation_search", ["innerThought", "query", "page"]),
         ("cross_conversation_search", ["innerThought", "query", "matchMode", "page"]),
+        (
+            "memory_search",
+            ["innerThought", "query", "since", "until", "types", "limit", "context"],
+        ),
     ],
 )
 def test_tools_take_the_reference_parameters_and_nothing_that_names_a_scope(name, parameters):
@@ -52,9 +64,9 @@ def test_an_argument_that_could_name_a_scope_is_refused(smuggled: str):
     with pytest.raises(ToolArgumentError) as refused:
         tool.parse({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
     assert f"unknown argument '{smuggled}'" in str(refused.value)
-    output = tool.call({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
-    assert output.startswith("Error: ")
-    assert SECRET_THOUGHT not in output
+    result = tool.call({"innerThought": SECRET_THOUGHT, "query": "x", smuggled: "bob"})
+    assert result.is_error and result.text.startswith("Error: ")
+    assert SECRET_THOUGHT not in result.text
 
 
 def _never_called(_args: object, _cursor: object) -> object:
@@ -72,10 +84,32 @@ def _never_called(_args: object, _cursor: object) -> object:
     ],
 )
 def test_invalid_arguments_give_a_short_message_without_the_inner_thought(arguments):
-    output = BoundTool(CROSS_SESSION_SEARCH, search=_never_called).call(arguments)
-    assert output.startswith("Error: ")
+    result = BoundTool(CROSS_SESSION_SEARCH, search=_never_called).call(arguments)
+    output = result.text
+    assert result.is_error and output.startswith("Error: ")
     assert SECRET_THOUGHT not in output
     assert "Traceback" not in output and len(output) < 400
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"query": ","}, "no terms"),
+        ({"query": ", "}, "no terms"),
+        ({"query": "we decided", "since": "2026-07-01"}, "2026-07-01T00:00:00Z"),
+        ({"query": ",".join(f"t{n}" for n in range(21))}, "20"),
+        ({"query": "x", "matchMode": "most"}, "matchMode"),
+    ],
+)
+def test_invalid_calls_get_a_short_actionable_error_and_send_no_request(arguments, says):
+    client = RecordingClient()
+    searcher = CrossSessionSearcher(client, alias="a", user_id="alice", cursor_key=b"k" * 32)  # type: ignore[arg-type]
+    result = cross_session_tool(searcher).call({"innerThought": SECRET_THOUGHT, **arguments})
+    output = result.text
+    assert result.is_error and output.startswith("Error: ") and says in output
+    assert "Traceback" not in output and "_exception" not in output
+    assert SECRET_THOUGHT not in output
+    assert client.calls == []
 
 
 def test_arguments_are_read_leniently_as_models_send_them():

@@ -1,0 +1,164 @@
+"""Semantic recall (issue 10): ingest with the default embedder, and memory_search's
+latency in keyword and hybrid mode, on the same generated histories.
+
+    python -m bench.run --semantic                  # 10k, 100k and 1M events
+    python -m bench.run --semantic --sizes 10k 100k
+
+Per size: the dataset is loaded with `session-recall ingest` and the offline default
+embedder (a subprocess, timed from start to exit), then memory_search is timed for the
+heavy user: the same natural-language questions in keyword, semantic and hybrid mode,
+ten hits with one event of context each (the tool's defaults). The results go into
+the "Semantic recall" section of the report, between markers, so the other benchmarks'
+sections are kept, and a later full run keeps this one.
+"""
+
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from bench import generate, ingest_bench, report
+from bench.timing import Samples
+from session_recall.embeddings import StaticEmbedder
+from session_recall.recall import Searchers
+
+if TYPE_CHECKING:
+    from bench.run import Run
+
+MODES = ("keyword", "semantic", "hybrid")
+# Questions as an agent asks them, in the generator's vocabulary (its head words, a
+# phrase it plants, and its Chinese words), so keywords find something too.
+QUESTIONS = (
+    "what did we decide about the budget and the deadline?",
+    "is there anything new about the project plan for next week?",
+    "we decided to go with which option in the end?",
+    "预算 会议 决定",
+    "please remind me what the customer needs to confirm by tomorrow",
+)
+START = "<!-- semantic recall: written by python -m bench.run --semantic -->"
+END = "<!-- /semantic recall -->"
+_KEY = b"bench-semantic-cursor-key-32byte"
+_TARGET_RATIO = 2.0
+_TARGET_INGEST = 5_000
+
+
+def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
+    config = run.config
+    label = report.size_label(data.heavy_events)
+    alias = run.alias(f"sem-{label.lower()}")
+    home = config.work_dir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    run.log(f"session-recall ingest (static embedder) {data.path.name} -> {alias}")
+    ingest = ingest_bench.run_ours(
+        run.es_url, alias, data.path, data.events, home, embedder="static"
+    )
+    run.settle(alias, data.events)
+    run.log(f"  {ingest.events_per_s:,.0f} events/s ({ingest.seconds:.1f} s); {ingest.output}")
+    searchers = Searchers(run.client, alias, _KEY, embedder=StaticEmbedder())
+    searcher = searchers.memory(user_id=generate.HEAVY_USER)
+    latency: dict[str, Any] = {}
+    for mode in MODES:
+        samples = _time(lambda q, m=mode: searcher.search(q, mode=m), config.reps, config.warmup)
+        latency[mode] = samples.summary()
+        run.log(f"  memory_search {mode}: p50 {samples.p50():.2f} ms, p95 {samples.p95():.2f} ms")
+    run.drop(alias)
+    return {
+        "heavy_events": data.heavy_events,
+        "events": data.events,
+        "ingest": {**ingest.to_json(), "summary": ingest.output},
+        "latency": latency,
+    }
+
+
+def _time(call: Any, reps: int, warmup: int) -> Samples:
+    for i in range(warmup):
+        call(QUESTIONS[i % len(QUESTIONS)])
+    samples = Samples()
+    for i in range(reps):
+        begin = time.perf_counter_ns()
+        call(QUESTIONS[i % len(QUESTIONS)])
+        samples.latency_ms.append((time.perf_counter_ns() - begin) / 1e6)
+    return samples
+
+
+def section(results: dict[str, Any]) -> str:
+    sizes = sorted(results["sizes"], key=lambda s: s["heavy_events"])
+    machine = results["machine"]
+    lines = [
+        START,
+        "## Semantic recall",
+        "",
+        f"Written by `{results['command']}` on {machine['date']} "
+        f"({machine['cpu_model']}, {machine['cores_logical']} cores shared with other work; "
+        f"load average {machine['load_average_start']} at start, "
+        f"{results.get('load_average_end')} at end).",
+        "",
+        "| target | measured | verdict |",
+        "| --- | --- | --- |",
+    ]
+    largest = sizes[-1]
+    ratio = largest["latency"]["hybrid"]["p50_ms"] / largest["latency"]["keyword"]["p50_ms"]
+    lines.append(
+        f"| hybrid p50 at most {_TARGET_RATIO:g}x keyword p50 at "
+        f"{report.size_label(largest['heavy_events'])} | "
+        f"{largest['latency']['hybrid']['p50_ms']:.2f} / "
+        f"{largest['latency']['keyword']['p50_ms']:.2f} ms = {ratio:.2f}x | "
+        f"{'met' if ratio <= _TARGET_RATIO else '**missed**'} |"
+    )
+    slowest = min(sizes, key=lambda s: s["ingest"]["events_per_s"])
+    rate = slowest["ingest"]["events_per_s"]
+    lines.append(
+        f"| ingest with the default embedder at least {_TARGET_INGEST:,} events/s | "
+        f"{rate:,.0f} events/s (slowest size) | "
+        f"{'met' if rate >= _TARGET_INGEST else '**missed**'} |"
+    )
+    if largest["heavy_events"] < 1_000_000:
+        lines.append(
+            f"| (the target is set at 1M events; this run stopped at "
+            f"{report.size_label(largest['heavy_events'])}) | | not measured |"
+        )
+    lines += [
+        "",
+        "| history | ingest (static embedder) | CPU µs/event | peak RSS | "
+        + " | ".join(f"{mode} p50 / p95" for mode in MODES)
+        + " | hybrid / keyword (p50) |",
+        "| ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in MODES) + " | ---: |",
+    ]
+    for size in sizes:
+        ingest, latency = size["ingest"], size["latency"]
+        cells = [f"{latency[m]['p50_ms']:.2f} / {latency[m]['p95_ms']:.2f}" for m in MODES]
+        lines.append(
+            f"| {report.size_label(size['heavy_events'])} ({size['events']:,} events) | "
+            f"{ingest['events_per_s']:,.0f} events/s ({ingest['seconds']:.1f} s) | "
+            f"{ingest['cpu_us_per_event']:.0f} | {ingest['peak_rss_mb']:.0f} MB | "
+            + " | ".join(cells)
+            + f" | {latency['hybrid']['p50_ms'] / latency['keyword']['p50_ms']:.2f}x |"
+        )
+    lines += [
+        "",
+        "Milliseconds, wall time per memory_search call from Python (the two `msearch` "
+        "round trips: the ranked lists, then the neighbours), ten hits with one event of "
+        f"context each, {results['reps']} calls per mode after {results['warmup']} untimed "
+        f"ones, rotating over {len(QUESTIONS)} natural-language questions. Hybrid sends the "
+        "keyword and kNN searches (50 deep each) in one `msearch` and fuses them in the "
+        "client. Ingest: `session-recall ingest FILE` with `SESSION_RECALL_EMBEDDER=static` "
+        "as a subprocess, start to exit, every event stored with its 256-dimension vector "
+        "(int8 HNSW, m 8, ef_construction 32); CPU is the command's own.",
+        END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_SECTION = re.compile(re.escape(START) + ".*?" + re.escape(END) + "\n?", re.S)
+
+
+def replace_section(document: str, text: str) -> str:
+    """`document` with `text` in place of its semantic section, or after the rest."""
+    if _SECTION.search(document) is None:
+        return document.rstrip("\n") + "\n\n" + text
+    return _SECTION.sub(lambda _: text, document, count=1)
+
+
+def kept_section(document: str) -> str | None:
+    """The semantic section of an existing report, for a full run to carry over."""
+    found = _SECTION.search(document)
+    return None if found is None else found.group(0)

@@ -1,0 +1,172 @@
+"""An OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`): Ollama, vLLM,
+TEI, llama.cpp, OpenAI and others speak it.
+
+Texts go in batches; a batch that fails for a reason that may pass (no connection,
+a timeout, 429 or 5xx) is sent again after a backoff, up to `max_attempts` times.
+Every answer is checked: one vector per text, each of `dims` floats. After a batch
+fails for good, the embedder stays `paused_s` seconds without trying, and says it is
+unavailable at once: an ingest during an outage then stores its events without
+vectors at full speed, instead of waiting out the retries of every chunk.
+"""
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from session_recall.embeddings.embedder import Vector
+from session_recall.embeddings.errors import (
+    DimensionMismatch,
+    EmbedderRefused,
+    EmbedderUnavailable,
+    EmbeddingError,
+)
+
+log = logging.getLogger(__name__)
+
+# Most servers take a few hundred inputs a request; 64 keeps each request small enough
+# that a retry resends little and a slow server answers within the timeout.
+DEFAULT_BATCH = 64
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_ATTEMPTS = 3
+DEFAULT_PAUSE_S = 30.0
+_BACKOFF_S = (0.2, 1.0)
+
+
+def _retryable(status: int) -> bool:
+    return status == 429 or status >= 500
+
+
+class EndpointEmbedder:
+    """Vectors from an OpenAI-compatible `/embeddings` endpoint. Thread-safe."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        model: str,
+        dims: int,
+        api_key: str | None = None,
+        batch_size: int = DEFAULT_BATCH,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_attempts: int = DEFAULT_ATTEMPTS,
+        paused_s: float = DEFAULT_PAUSE_S,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if dims < 1 or batch_size < 1 or max_attempts < 1:
+            raise ValueError("dims, batch_size and max_attempts must be positive")
+        base = url.rstrip("/")
+        self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
+        self._model = model
+        self._dims = dims
+        self._batch = batch_size
+        self._attempts = max_attempts
+        self._paused_s = paused_s
+        self._sleep = sleep
+        self._clock = clock
+        self._paused_until = 0.0
+        self._lock = threading.Lock()
+        self._client_options: dict[str, Any] = {
+            "timeout": timeout_s,
+            "headers": {"Authorization": f"Bearer {api_key}"} if api_key else {},
+            "transport": transport,
+        }
+
+    @property
+    def model_id(self) -> str:
+        # The same model can be served at several sizes (OpenAI's `dimensions`): the
+        # size is part of what the vectors are.
+        return f"{self._model}@{self._dims}"
+
+    @property
+    def dims(self) -> int:
+        return self._dims
+
+    def embed(self, texts: Sequence[str]) -> list[Vector | None]:
+        # Servers refuse empty inputs; a blank text has nothing to embed anyway.
+        wanted = [i for i, text in enumerate(texts) if text.strip()]
+        vectors: list[Vector | None] = [None] * len(texts)
+        # A client per call: its connections are reused across the call's batches and
+        # closed with it, so an embedder never holds a socket between calls.
+        with httpx.Client(**self._client_options) as http:
+            for start in range(0, len(wanted), self._batch):
+                batch = wanted[start : start + self._batch]
+                embedded = self._embed_batch(http, [texts[i] for i in batch])
+                for i, vector in zip(batch, embedded, strict=True):
+                    vectors[i] = vector
+        return vectors
+
+    def _embed_batch(self, http: httpx.Client, texts: list[str]) -> list[Vector | None]:
+        with self._lock:
+            if self._clock() < self._paused_until:
+                raise EmbedderUnavailable(
+                    f"The embeddings endpoint {self._url} failed moments ago; not retrying yet.",
+                    hint="Check that it runs; events are stored without vectors meanwhile.",
+                )
+        try:
+            return self._parse(self._post(http, texts), len(texts))
+        except EmbedderUnavailable:
+            with self._lock:
+                self._paused_until = self._clock() + self._paused_s
+            raise
+
+    def _post(self, http: httpx.Client, texts: list[str]) -> Any:
+        body = {"model": self._model, "input": texts, "encoding_format": "float"}
+        cause = ""
+        for attempt in range(self._attempts):
+            if attempt:
+                self._sleep(random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1))
+            try:
+                response = http.post(self._url, json=body)
+            except httpx.HTTPError as err:  # no connection, a timeout, a broken answer
+                cause = type(err).__name__
+                continue
+            if _retryable(response.status_code):
+                cause = f"status {response.status_code}"
+                continue
+            if response.status_code >= 400:
+                raise EmbedderRefused(
+                    f"The embeddings endpoint refused the request ({response.status_code}): "
+                    f"{response.text[:200]}",
+                    hint="Check SESSION_RECALL_EMBEDDINGS_MODEL and the API key.",
+                )
+            try:
+                return response.json()
+            except ValueError:
+                cause = "an answer that is not JSON"
+        raise EmbedderUnavailable(
+            f"The embeddings endpoint {self._url} did not answer after {self._attempts} "
+            f"attempts (last: {cause}).",
+            hint="Check that it runs; `session-recall embed --backfill` adds missing vectors.",
+        )
+
+    def _parse(self, answer: Any, count: int) -> list[Vector | None]:
+        try:
+            items = sorted(answer["data"], key=lambda item: item["index"])
+            vectors = [item["embedding"] for item in items]
+        except (KeyError, TypeError) as err:
+            raise EmbeddingError(
+                f"The embeddings endpoint answered in an unknown shape (no {err}).",
+                hint="Point SESSION_RECALL_EMBEDDINGS_URL at an OpenAI-compatible /v1 API.",
+            ) from None
+        if len(vectors) != count:
+            raise EmbeddingError(
+                f"The embeddings endpoint returned {len(vectors)} vectors for {count} texts.",
+                hint="Check the endpoint; it does not follow the OpenAI embeddings API.",
+            )
+        for vector in vectors:
+            if not isinstance(vector, list) or len(vector) != self._dims:
+                size = len(vector) if isinstance(vector, list) else type(vector).__name__
+                raise DimensionMismatch(
+                    f"The model {self._model!r} returned vectors of {size} dimensions; "
+                    f"{self._dims} are configured.",
+                    hint="Set SESSION_RECALL_EMBEDDINGS_DIMS to the model's output size.",
+                )
+        # Elasticsearch refuses a zero vector under cosine similarity.
+        return [vector if any(vector) else None for vector in vectors]

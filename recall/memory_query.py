@@ -1,0 +1,79 @@
+"""Pure builders for memory_search: validated arguments in, request bodies out.
+
+Every body carries the user's `term` filter: in the keyword query's `filter`, inside
+the `knn` option's own `filter` (a pre-filter: the k nearest are taken among the
+user's events, never among everyone's and then trimmed), and in each neighbour query.
+"""
+
+from typing import Any
+
+from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
+from session_recall.recall.query import Body
+
+# What a hit or a neighbour needs; user_id is the searcher's own, never read back.
+SOURCE = ["event_id", "session_id", "timestamp", "type", "text"]
+# kNN looks at this many candidates per shard at least: int8-quantized vectors need a
+# few more than k to find the true nearest, and below 100 the search costs no less.
+MIN_CANDIDATES = 100
+
+
+def event_filters(
+    user_id: str, *, since: Instant | None, until: Instant | None, types: tuple[str, ...]
+) -> list[Body]:
+    filters: list[Body] = [{"term": {"user_id": user_id}}]
+    bounds = {}
+    if since is not None:
+        bounds["gte"] = since.to_elasticsearch()
+    if until is not None:
+        bounds["lte"] = until.to_elasticsearch()
+    if bounds:
+        filters.append({"range": {"timestamp": bounds}})
+    if types:
+        filters.append({"terms": {"type": list(types)}})
+    return filters
+
+
+def keyword_body(filters: list[Body], query: str, *, size: int) -> Body:
+    """BM25 over the query's words, any of them (a `match` query ORs them): the more
+    and the rarer the words an event shares, the higher it ranks. The text is a value,
+    never query syntax; the caller has left its function words out."""
+    return {
+        "query": {"bool": {"filter": filters, "must": [{"match": {"text": {"query": query}}}]}},
+        "size": size,
+        "_source": SOURCE,
+        "track_total_hits": False,
+    }
+
+
+def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int) -> Body:
+    return {
+        "knn": {
+            "field": field,
+            "query_vector": vector,
+            "k": size,
+            "num_candidates": max(MIN_CANDIDATES, 2 * size),
+            "filter": {"bool": {"filter": filters}},
+        },
+        "size": size,
+        "_source": SOURCE,
+        "track_total_hits": False,
+    }
+
+
+def neighbour_bodies(
+    user_id: str, session_id: str, position: list[Any], *, context: int
+) -> tuple[Body, Body]:
+    """The `context` events of the session just before `position` (sort values in the
+    event order) and just after it: nearest first for the ones before."""
+    filters = [{"term": {"user_id": user_id}}, {"term": {"session_id": session_id}}]
+    ascending = event_order()
+    descending = [{field: "desc" for field in key} for key in ascending]
+    common = {
+        "query": {"bool": {"filter": filters}},
+        "size": context,
+        "_source": SOURCE,
+        "track_total_hits": False,
+        "search_after": position,
+    }
+    return {**common, "sort": descending}, {**common, "sort": ascending}

@@ -1,0 +1,184 @@
+"""memory_search: a user's past events that answer a natural-language question.
+
+Three modes, all pinned to the one user the searcher is built for and routed to its
+shard:
+
+- `keyword`: BM25 over the query's words, relevance first;
+- `semantic`: the events whose vectors are nearest the query's (kNN, user pre-filter);
+- `hybrid`: both in one `msearch`, fused by reciprocal rank (see `fusion` for why in
+  the client). The default whenever an embedder is configured.
+
+Then one more `msearch` fetches each hit's neighbours in its session. When the query
+cannot be embedded (no embedder, or it fails), the search runs on keywords and the
+result says so in `notice`: a question still gets an answer.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from elasticsearch import Elasticsearch
+
+from session_recall.core.instant import Instant
+from session_recall.core.stopwords import content_terms
+from session_recall.embeddings import Embedder, EmbeddingError, vector_field
+from session_recall.recall import transport
+from session_recall.recall.fusion import fuse
+from session_recall.recall.memory_arguments import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    MAX_CONTEXT,
+    MAX_LIMIT,
+    SearchMode,
+    parse_bounds,
+    parse_count,
+    parse_mode,
+    parse_query,
+    parse_types,
+)
+from session_recall.recall.memory_query import (
+    event_filters,
+    keyword_body,
+    knn_body,
+    neighbour_bodies,
+)
+from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.page import RecallItem
+from session_recall.recall.query import Body
+from session_recall.recall.scope import required
+
+# Each ranking is this deep before fusion, however few hits are asked for: an event
+# ranked 30th by keywords and 5th by meaning must get its chance to rise.
+RANK_WINDOW = 50
+
+_Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
+
+
+class MemorySearcher:
+    """Searches all sessions of the user it is built for by relevance, and no one else's."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        *,
+        user_id: str,
+        alias: str,
+        embedder: Embedder | None = None,
+        search_timeout: float | None = None,
+    ) -> None:
+        self._client = client
+        self._alias = alias
+        self._user_id = required("user_id", user_id)
+        self._embedder = embedder
+        self._search_timeout = search_timeout
+
+    @property
+    def default_mode(self) -> SearchMode:
+        return "keyword" if self._embedder is None else "hybrid"
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        since: str | Instant | None = None,
+        until: str | Instant | None = None,
+        types: Sequence[str] | None = None,
+        limit: int = DEFAULT_LIMIT,
+        context: int = DEFAULT_CONTEXT,
+    ) -> MemorySearchResult:
+        """Events that answer `query`, best first, each with its neighbours.
+
+        `query` is a question or a message, up to 1,000 characters. `since` and
+        `until` bound the events' instants (ISO-8601, inclusive); `types` keeps those
+        event types; `limit` (1-50) hits, each with `context` (0-10) events of its
+        session before and after it.
+        """
+        text = parse_query(query)
+        requested = self.default_mode if mode is None else parse_mode(mode)
+        start, end = parse_bounds(since, until)
+        kinds = parse_types(types)
+        limit = parse_count("limit", limit, low=1, high=MAX_LIMIT)
+        context = parse_count("context", context, low=0, high=MAX_CONTEXT)
+
+        vector, notice = (None, None) if requested == "keyword" else self._query_vector(text)
+        used: SearchMode = requested if vector is not None else "keyword"
+        filters = event_filters(self._user_id, since=start, until=end, types=kinds)
+        depth = RANK_WINDOW if used == "hybrid" else limit
+        bodies: list[Body] = []
+        if used != "semantic":
+            bodies.append(keyword_body(filters, content_terms(text), size=depth))
+        if vector is not None and self._embedder is not None:
+            field = vector_field(self._embedder.model_id)
+            bodies.append(knn_body(filters, vector, field=field, size=depth))
+        answers = transport.msearch(
+            self._client,
+            alias=self._alias,
+            bodies=bodies,
+            routing=self._user_id,
+            timeout=self._search_timeout,
+        )
+        rankings = [transport.hits(answer) for answer in answers]
+        keyword = rankings[0] if used != "semantic" else []
+        nearest = rankings[-1] if used != "keyword" else []
+        by_key = {_key(hit): hit for ranking in rankings for hit in ranking}
+        fused = fuse([_key(h) for h in keyword], [_key(h) for h in nearest])[:limit]
+        events = [_item(by_key[f.key]) for f in fused]
+        around = self._neighbours(events, context)
+        hits = [
+            MemoryHit(
+                event=event,
+                before=before,
+                after=after,
+                score=Score(keyword_rank=f.keyword_rank, vector_rank=f.vector_rank, fused=f.score),
+            )
+            for f, event, (before, after) in zip(fused, events, around, strict=True)
+        ]
+        return MemorySearchResult(hits=hits, mode=used, requested_mode=requested, notice=notice)
+
+    def _query_vector(self, text: str) -> tuple[list[float] | None, str | None]:
+        if self._embedder is None:
+            return None, "No embedder is configured, so the search ran on keywords only."
+        try:
+            [vector] = self._embedder.embed([text])
+        except EmbeddingError as err:
+            return None, f"The embedder failed ({err.message}); the search ran on keywords only."
+        if vector is None:
+            return None, "The query has no words to embed; the search ran on keywords only."
+        return [float(x) for x in vector], None
+
+    def _neighbours(
+        self, events: list[RecallItem], context: int
+    ) -> list[tuple[list[RecallItem], list[RecallItem]]]:
+        if context == 0 or not events:
+            return [([], []) for _ in events]
+        bodies: list[Body] = []
+        for event in events:
+            position = [event.timestamp.nanos, event.event_id, self._user_id]
+            bodies.extend(
+                neighbour_bodies(self._user_id, event.session_id, position, context=context)
+            )
+        answers = transport.msearch(
+            self._client,
+            alias=self._alias,
+            bodies=bodies,
+            routing=self._user_id,
+            timeout=self._search_timeout,
+        )
+        items = [[_item(hit) for hit in transport.hits(answer)] for answer in answers]
+        # The ones before come nearest first; a reader wants them in order.
+        return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
+
+
+def _key(hit: Body) -> _Key:
+    return (str(hit["_index"]), str(hit["_id"]))
+
+
+def _item(hit: Body) -> RecallItem:
+    source: dict[str, Any] = hit.get("_source", {})
+    return RecallItem(
+        session_id=source.get("session_id", ""),
+        timestamp=Instant.parse(source["timestamp"]),
+        type=source.get("type"),
+        text=source.get("text", ""),
+        event_id=source.get("event_id", ""),
+    )

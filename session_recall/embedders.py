@@ -1,0 +1,26 @@
+"""The embedder the settings ask for, for ingestion, backfill and memory_search.
+
+SESSION_RECALL_EMBEDDER=static     the default: offline, weights from a PyPI wheel
+SESSION_RECALL_EMBEDDER=endpoint   an OpenAI-compatible /v1/embeddings endpoint
+SESSION_RECALL_EMBEDDER=none       no vectors; memory_search runs on keywords
+"""
+
+from session_recall.config import Settings
+from session_recall.embeddings import Embedder, EndpointEmbedder, StaticEmbedder
+
+
+def embedder_for(settings: Settings) -> Embedder | None:
+    """Building one is cheap: the static model loads on first use, once per process."""
+    if settings.embedder == "none":
+        return None
+    if settings.embedder == "endpoint":
+        # The settings' validator made sure all three are there.
+        assert settings.embeddings_url and settings.embeddings_model and settings.embeddings_dims
+        key = settings.embeddings_api_key
+        return EndpointEmbedder(
+            url=settings.embeddings_url,
+            model=settings.embeddings_model,
+            dims=settings.embeddings_dims,
+            api_key=None if key is None else key.get_secret_value(),
+        )
+    return StaticEmbedder()

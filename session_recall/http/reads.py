@@ -1,0 +1,132 @@
+"""The basic reads over HTTP, without a keyword: a user's sessions, a session's events.
+
+    GET /v1/users/{user}/sessions?after=S&page_size=N
+    GET /v1/users/{user}/sessions/{session}/events?cursor=C&page=P&page_size=N
+
+Both answer a typed page (JSON), paged in the engine: `next_after` and `next_cursor`
+ask for the next page.
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from session_recall.core.errors import SessionRecallError
+from session_recall.http.app import RouteGroup, Services
+from session_recall.http.errors import error_response, error_spec
+from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.query import read_query
+from session_recall.recall import RecallPage, Searchers, SessionsPage
+from session_recall.tools.searchers import searchers_for
+
+SESSIONS = "/v1/users/{user}/sessions"
+EVENTS = "/v1/users/{user}/sessions/{session}/events"
+
+
+class SessionsOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    after: str | None = None
+    # Unset: the lister's default page size; it checks the bounds.
+    page_size: int | None = None
+
+
+class EventsOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    page: int = 0
+    page_size: int | None = None
+    cursor: str | None = None
+
+
+Read = Callable[[Searchers, dict[str, str], Any], BaseModel]
+
+
+def reads_group(services: Services) -> RouteGroup:
+    # In the reads lane, as recall: never in the way of writes, answered in time.
+    lane = services.lanes.reads
+    searchers = searchers_for(
+        lane.client, services.settings, search_timeout=services.limits.read_deadline
+    )
+
+    def endpoint(
+        options_model: type[BaseModel], read: Read
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def call(request: Request) -> Response:
+            options = read_query(request, options_model)
+            if isinstance(options, Response):
+                return options
+            params = dict(request.path_params)
+            try:
+                page = await lane.run(
+                    lambda: read(searchers, params, options), what="answer the read"
+                )
+            except SessionRecallError as err:  # a bad page size or cursor is the caller's
+                return error_response(err)
+            return Response(page.model_dump_json(), media_type="application/json")
+
+        return call
+
+    def sessions(s: Searchers, p: dict[str, str], o: SessionsOptions) -> SessionsPage:
+        return s.sessions(user_id=p["user"], page_size=o.page_size).list(after=o.after)
+
+    def events(s: Searchers, p: dict[str, str], o: EventsOptions) -> RecallPage:
+        searcher = s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
+        return searcher.read(page=o.page, cursor=o.cursor)
+
+    return RouteGroup(
+        routes=[
+            Route(SESSIONS, endpoint(SessionsOptions, sessions), methods=["GET"]),
+            Route(EVENTS, endpoint(EventsOptions, events), methods=["GET"]),
+        ],
+        paths={
+            SESSIONS: _operation(
+                SESSIONS,
+                SessionsOptions,
+                SessionsPage,
+                "List a user's sessions",
+                "A user's sessions, in session id order, with their first and last "
+                "instant and number of events; `next_after`, passed as `after`, gives "
+                "the next page.",
+            ),
+            EVENTS: _operation(
+                EVENTS,
+                EventsOptions,
+                RecallPage,
+                "Read a session's events",
+                "Every event of one session, oldest first; `next_cursor`, passed as "
+                "`cursor`, gives the next page.",
+            ),
+        },
+        models=[(SessionsPage, "serialization"), (RecallPage, "serialization")],
+    )
+
+
+def _operation(
+    path: str, options: type[BaseModel], page: type[BaseModel], summary: str, description: str
+) -> dict[str, Any]:
+    return {
+        "get": {
+            "summary": summary,
+            "description": description,
+            "parameters": path_parameters(path) + query_parameters(options),
+            "responses": {
+                "200": {
+                    "description": "One page",
+                    "content": {"application/json": {"schema": ref(page)}},
+                },
+                "400": error_spec("A query parameter is unknown or cannot be read."),
+                "401": error_spec("The bearer token is missing or wrong."),
+                "422": error_spec("A page size, page or cursor is out of bounds or foreign."),
+                "500": error_spec("Elasticsearch refused the search; the hint says why."),
+                "503": error_spec(
+                    "Elasticsearch is unavailable, or the alias is not set up; retry after "
+                    "Retry-After."
+                ),
+            },
+        }
+    }

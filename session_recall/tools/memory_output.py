@@ -1,0 +1,55 @@
+"""memory_search's output: hits in rank order, each with its neighbours and score.
+
+    [{"sessionId": ..., "timestamp": ..., "type": ..., "text": ...,
+      "before": [{"timestamp": ..., "type": ..., "text": ...}], "after": [...],
+      "score": {"keywordRank": 3, "vectorRank": 1, "fused": 0.0323}}]
+
+Neighbours come from the hit's own session, so they carry no sessionId.
+"""
+
+import json
+from typing import Any
+
+from session_recall.recall import MemoryHit, MemorySearchResult, RecallItem
+from session_recall.tools.output import NO_RESULTS
+
+
+def memory_rows(result: MemorySearchResult) -> list[dict[str, Any]]:
+    return [_row(hit) for hit in result.hits]
+
+
+def memory_document(result: MemorySearchResult) -> dict[str, Any]:
+    """The `--format json` document: the rows, and how the search ran."""
+    return {
+        "mode": result.mode,
+        "requestedMode": result.requested_mode,
+        "notice": result.notice,
+        "hits": memory_rows(result),
+    }
+
+
+def render_memory(result: MemorySearchResult) -> str:
+    """What a model reads: the rows as compact JSON, or "No results found."."""
+    rows = memory_rows(result)
+    if not rows:
+        return NO_RESULTS
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+
+
+def _event(item: RecallItem) -> dict[str, Any]:
+    return {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+
+
+def _row(hit: MemoryHit) -> dict[str, Any]:
+    score = hit.score
+    return {
+        "sessionId": hit.event.session_id,
+        **_event(hit.event),
+        "before": [_event(item) for item in hit.before],
+        "after": [_event(item) for item in hit.after],
+        "score": {
+            "keywordRank": score.keyword_rank,
+            "vectorRank": score.vector_rank,
+            "fused": round(score.fused, 6),
+        },
+    }

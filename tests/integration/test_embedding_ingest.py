@@ -1,0 +1,183 @@
+"""Vectors at ingest: an embedder that fails never costs an event, `embed --backfill`
+adds what is missing, and a model change is refused until the backfill made room."""
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from elasticsearch import Elasticsearch
+
+from session_recall.cli import main
+from session_recall.embeddings import (
+    EmbedderUnavailable,
+    EndpointEmbedder,
+    StaticEmbedder,
+    vector_field,
+)
+from session_recall.indexer import (
+    EmbeddingModelChanged,
+    Event,
+    Submission,
+    Writer,
+    backfill,
+)
+from session_recall.mappings import index_templates
+from session_recall.recall import Searchers
+from session_recall.templates import install
+from tests.support.embeddings_server import DIMS, MODEL, EmbeddingsServer
+from tests.support.memory_eval import events
+from tests.support.ndjson import write_ndjson
+
+pytestmark = pytest.mark.integration
+
+KEY = b"embedding-ingest-cursor-key-32b!"
+EVAL = events()
+
+
+@pytest.fixture
+def server() -> Iterator[EmbeddingsServer]:
+    made = EmbeddingsServer()
+    yield made
+    made.stop()
+
+
+def with_vectors(es: Elasticsearch, alias: str, model_id: str) -> int:
+    es.indices.refresh(index=alias)
+    query = {"exists": {"field": vector_field(model_id)}}
+    return int(es.count(index=alias, query=query)["count"])
+
+
+def cli(es_url: str, alias: str, server: EmbeddingsServer, *args: str) -> tuple[int, str]:
+    env = {
+        "SESSION_RECALL_EMBEDDER": "endpoint",
+        "SESSION_RECALL_EMBEDDINGS_URL": server.url,
+        "SESSION_RECALL_EMBEDDINGS_MODEL": MODEL,
+        "SESSION_RECALL_EMBEDDINGS_DIMS": str(DIMS),
+    }
+    result = CliRunner().invoke(main, ["--es-url", es_url, "--index", alias, *args], env=env)
+    return result.exit_code, result.output
+
+
+def test_events_ingested_while_the_endpoint_is_down_are_stored_then_backfilled(
+    es: Elasticsearch, es_url: str, alias: str, server: EmbeddingsServer, tmp_path: Path
+):
+    source = write_ndjson(tmp_path / "events.ndjson", EVAL)
+    dead = str(tmp_path / "dead.ndjson")
+
+    # The endpoint is down (nothing listens on its port): every event is stored.
+    code, output = cli(es_url, alias, server, "ingest", str(source), "--dead-letter", dead)
+    assert code == 0, output
+    assert f"indexed {len(EVAL)}, already present 0, rejected 0" in output
+    assert f"{len(EVAL)} stored without vectors" in output and "embed --backfill" in output
+    model_id = f"{MODEL}@{DIMS}"
+    assert with_vectors(es, alias, model_id) == 0
+
+    server.start()
+    code, output = cli(es_url, alias, server, "embed", "--backfill", "--page-size", "50")
+    assert code == 0, output
+    assert f"{len(EVAL)} event(s) lacked its vectors; {len(EVAL)} embedded" in output
+    assert with_vectors(es, alias, model_id) == len(EVAL)
+    assert server.controls.batches and max(server.controls.batches) <= 64
+
+    # Idempotent: nothing is left to do, and nothing is sent.
+    sent = len(server.controls.batches)
+    code, output = cli(es_url, alias, server, "embed", "--backfill")
+    assert (code, len(server.controls.batches)) == (0, sent), output
+    assert "0 event(s) lacked its vectors" in output
+
+    # The backfilled vectors serve semantic search.
+    remote = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
+    found = (
+        Searchers(es, alias, KEY, embedder=remote)
+        .memory(user_id="bob")
+        .search("What did the animal doctor recommend for my pet's stomach?", mode="semantic")
+    )
+    assert found.mode == "semantic" and "bob-dog-3" in [h.event.event_id for h in found.hits]
+
+
+def test_a_backfill_resumes_where_an_outage_stopped_it(
+    es: Elasticsearch, alias: str, server: EmbeddingsServer
+):
+    written = list(Writer(es, alias).write(Submission(Event(**e)) for e in EVAL))
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=alias)
+    server.start()
+    remote = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS, max_attempts=1)
+    progress = []
+
+    def stop_after_two_pages(summary) -> None:
+        progress.append(summary.done)
+        if summary.done >= 100:
+            server.stop()
+
+    with pytest.raises(EmbedderUnavailable, match="did not answer"):
+        backfill(es, alias, remote, page_size=50, on_progress=stop_after_two_pages)
+    done = with_vectors(es, alias, remote.model_id)
+    assert done == 100
+
+    server.start()
+    again = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
+    summary = backfill(es, alias, again, page_size=50)
+    assert summary.missing == len(EVAL) - done and summary.embedded == summary.missing
+    assert with_vectors(es, alias, again.model_id) == len(EVAL)
+
+
+def test_a_model_change_is_refused_until_the_backfill_maps_the_new_model(
+    es: Elasticsearch, alias: str
+):
+    old, new = StaticEmbedder(256), StaticEmbedder(128)
+    first, second = EVAL[:50], EVAL[50:60]
+    assert all(w.result.stored for w in Writer(es, alias, embedder=old).write(
+        Submission(Event(**e)) for e in first
+    ))  # fmt: skip
+
+    with pytest.raises(EmbeddingModelChanged, match="embed --backfill") as refused:
+        list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
+    assert old.model_id in str(refused.value) and new.model_id in str(refused.value)
+    es.indices.refresh(index=alias)
+    assert es.count(index=alias)["count"] == len(first), "nothing was written"
+
+    es.indices.refresh(index=alias)
+    assert backfill(es, alias, new).embedded == len(first)
+    written = list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
+    assert all(w.result.stored for w in written)
+    # Both models' vectors live side by side, each in its own field.
+    assert with_vectors(es, alias, new.model_id) == len(first) + len(second)
+    assert with_vectors(es, alias, old.model_id) == len(first)
+
+
+def test_an_index_made_before_vectors_keeps_working_and_setup_upgrades_it(
+    es: Elasticsearch,
+):
+    alias = f"t-pre-vectors-{uuid.uuid4().hex[:8]}"
+    mappings = index_templates(alias).components[f"{alias}-mappings"]["template"]["mappings"]
+    old = {k: v for k, v in mappings.items() if k != "dynamic_templates"}
+    old["properties"] = {
+        k: v for k, v in old["properties"].items() if not k.startswith("embedding")
+    }
+    es.indices.create(
+        index=f"{alias}-000001", mappings=old, aliases={alias: {"is_write_index": True}}
+    )
+    try:
+        embedder = StaticEmbedder()
+        writer = Writer(es, alias, embedder=embedder)
+        assert all(w.result.stored for w in writer.write(Submission(Event(**e)) for e in EVAL[:20]))
+        assert writer.without_vectors == 20
+
+        install(es, alias)  # what `session-recall setup` does
+        writer = Writer(es, alias, embedder=embedder)
+        assert all(
+            w.result.stored for w in writer.write(Submission(Event(**e)) for e in EVAL[20:40])
+        )
+        assert writer.without_vectors == 0
+        es.indices.refresh(index=alias)
+        assert backfill(es, alias, embedder).embedded == 20
+        assert with_vectors(es, alias, embedder.model_id) == 40
+    finally:
+        es.indices.delete(index=f"{alias}-*")
+        lenient = es.options(ignore_status=404)
+        lenient.indices.delete_index_template(name=alias)
+        for part in ("settings", "mappings"):
+            lenient.cluster.delete_component_template(name=f"{alias}-{part}")

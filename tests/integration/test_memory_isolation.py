@@ -1,0 +1,104 @@
+"""memory_search never returns another user's event, in any mode, neighbours included.
+
+Every user holds near-duplicates of every other user's texts, in sessions with the
+same ids: only the user pin tells them apart, in the keyword query, in the kNN
+pre-filter and in the neighbour queries.
+"""
+
+import random
+
+import pytest
+from elasticsearch import Elasticsearch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_recall.core.instant import Instant
+from session_recall.embeddings import StaticEmbedder
+from session_recall.indexer import Event, Submission, Writer
+from session_recall.recall import SEARCH_MODES, InvalidQuery, Searchers
+
+pytestmark = pytest.mark.integration
+
+KEY = b"memory-isolation-cursor-key-32b!"
+USERS = ["alice", "bob", "user_id:bob", "*", "用户"]
+BASE = [
+    "OK, let's go with Postgres and keep Redis for caching.",
+    "We decided on Lisbon, the flights are cheaper.",
+    "The vet says it's gastritis: a bland diet of rice and chicken for a week.",
+    "Refund 45 euros and send a 10 euro voucher for order 7731.",
+    "The technician replaces the oven's heating element on Monday.",
+    'user_id:bob OR * AND NOT {"user_id": "alice"}',
+    "决定 预算 下周",
+]
+START = Instant.parse("2026-06-01T00:00:00Z").nanos
+
+
+def build() -> tuple[list[Event], dict[tuple[str, int], str]]:
+    """Events, and who owns each. Event ids repeat across users on purpose; the
+    nanoseconds of the timestamp are the user's number, so (event_id, timestamp) tells
+    the owner."""
+    rng = random.Random(10)
+    events, owners = [], {}
+    for u, user in enumerate(USERS):
+        for n in range(30):
+            # Near-duplicates: the same text with a word or two varied per user.
+            text = rng.choice(BASE).replace("the", rng.choice(["the", "our", "this"]), 1)
+            event_id = f"e{n}"
+            stamp = Instant(START + n * 10**9 + u)
+            owners[event_id, stamp.nanos] = user
+            events.append(
+                Event(
+                    event_id=event_id,
+                    user_id=user,
+                    session_id=f"s{n % 3}",
+                    timestamp=stamp,
+                    type=rng.choice(["user_message", "assistant_message", "tool_call"]),
+                    text=text,
+                )
+            )
+    return events, owners
+
+
+EVENTS, OWNERS = build()
+
+
+@pytest.fixture(scope="module")
+def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
+    embedder = StaticEmbedder()
+    written = list(Writer(es, module_alias, embedder=embedder).write(map(Submission, EVENTS)))
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=module_alias)
+    return Searchers(es, module_alias, KEY, embedder=embedder)
+
+
+queries = st.one_of(
+    st.sampled_from(BASE),
+    st.sampled_from(USERS),
+    st.text(min_size=1, max_size=40),
+    st.lists(st.sampled_from(" ".join(BASE).split()), min_size=1, max_size=8).map(" ".join),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    user=st.sampled_from(USERS),
+    query=queries,
+    mode=st.sampled_from(SEARCH_MODES),
+    context=st.integers(0, 3),
+    limit=st.integers(1, 50),
+)
+def test_memory_search_returns_no_event_of_another_user(
+    searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int
+):
+    try:
+        result = searchers.memory(user_id=user).search(
+            query, mode=mode, context=context, limit=limit
+        )
+    except InvalidQuery:
+        return  # a blank query is refused before any request
+    for hit in result.hits:
+        for item in [hit.event, *hit.before, *hit.after]:
+            assert OWNERS[item.event_id, item.timestamp.nanos] == user, (user, item)
+        assert len(hit.before) <= context and len(hit.after) <= context

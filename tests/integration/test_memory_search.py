@@ -1,0 +1,114 @@
+"""memory_search end to end: neighbours, filters, modes, and the fallback to keywords
+when the query cannot be embedded."""
+
+import json
+from collections.abc import Sequence
+
+import pytest
+from click.testing import CliRunner
+from elasticsearch import Elasticsearch
+
+from session_recall.cli import main
+from session_recall.embeddings import EmbedderUnavailable, StaticEmbedder
+from session_recall.indexer import Event, Submission, Writer
+from session_recall.recall import MemorySearcher, Searchers
+from tests.support.memory_eval import events
+
+pytestmark = pytest.mark.integration
+
+KEY = b"memory-search-cursor-key-32byte!"
+QUESTION = "What did the animal doctor recommend for my pet's stomach?"
+
+
+class DownEmbedder:
+    """The seam for an embedder outage at search time: it always fails."""
+
+    model_id = StaticEmbedder().model_id
+    dims = 256
+
+    def embed(self, texts: Sequence[str]) -> list:
+        raise EmbedderUnavailable("The embeddings endpoint did not answer after 3 attempts.")
+
+
+@pytest.fixture(scope="module")
+def alias(es: Elasticsearch, module_alias: str) -> str:
+    written = Writer(es, module_alias, embedder=StaticEmbedder()).write(
+        Submission(Event.model_validate(event)) for event in events()
+    )
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=module_alias)
+    return module_alias
+
+
+def bob(es: Elasticsearch, alias: str, embedder=None) -> MemorySearcher:
+    return Searchers(es, alias, KEY, embedder=embedder).memory(user_id="bob")
+
+
+def test_each_hit_comes_with_the_turns_of_its_session_around_it(es: Elasticsearch, alias: str):
+    result = bob(es, alias, StaticEmbedder()).search(QUESTION, context=2, limit=1)
+    [hit] = result.hits
+    assert hit.event.event_id == "bob-dog-3"
+    assert [e.event_id for e in hit.before] == ["bob-dog-1", "bob-dog-2"]
+    assert [e.event_id for e in hit.after] == ["bob-dog-4", "bob-dog-5"]
+    assert {e.session_id for e in [*hit.before, *hit.after]} == {"bob-dog"}
+
+
+def test_a_hit_at_the_start_of_its_session_has_no_turn_before(es: Elasticsearch, alias: str):
+    [hit] = bob(es, alias).search("Biscuit vomiting", mode="keyword", limit=1, context=3).hits
+    assert hit.event.event_id == "bob-dog-0"
+    assert hit.before == [] and [e.event_id for e in hit.after] == [
+        "bob-dog-1",
+        "bob-dog-2",
+        "bob-dog-3",
+    ]
+
+
+def test_since_until_and_types_keep_only_the_events_asked_for(es: Elasticsearch, alias: str):
+    result = bob(es, alias, StaticEmbedder()).search(
+        "euros",
+        since="2026-03-20T00:00:00Z",
+        until="2026-04-10T00:00:00Z",
+        types=["user_message"],
+        limit=50,
+    )
+    assert result.hits
+    for hit in result.hits:
+        assert hit.event.type == "user_message"
+        assert "2026-03-20" <= hit.event.timestamp.isoformat() <= "2026-04-10"
+
+
+def test_an_embedder_that_fails_leaves_a_keyword_search_that_says_so(es: Elasticsearch, alias: str):
+    result = bob(es, alias, DownEmbedder()).search("oak cabinets")
+    assert (result.requested_mode, result.mode) == ("hybrid", "keyword")
+    assert "keywords only" in (result.notice or "") and "did not answer" in (result.notice or "")
+    assert result.hits[0].event.event_id == "bob-kitchen-3"
+    assert result.hits[0].score.vector_rank is None
+
+
+def test_without_an_embedder_the_search_runs_on_keywords(es: Elasticsearch, alias: str):
+    searcher = bob(es, alias)
+    assert searcher.search("oak cabinets").mode == "keyword"
+    asked = searcher.search("oak cabinets", mode="semantic")
+    assert asked.mode == "keyword" and "No embedder is configured" in (asked.notice or "")
+
+
+def test_the_cli_json_lists_hits_in_rank_order_and_says_when_it_fell_back(es_url: str, alias: str):
+    env = {  # an endpoint nothing listens on: the embedder is down at search time
+        "SESSION_RECALL_EMBEDDER": "endpoint",
+        "SESSION_RECALL_EMBEDDINGS_URL": "http://127.0.0.1:9/v1",
+        "SESSION_RECALL_EMBEDDINGS_MODEL": "m",
+        "SESSION_RECALL_EMBEDDINGS_DIMS": "256",
+    }
+    command = ["memory-search", "--user", "bob", "--format", "json", "--type", "user_message"]
+    result = CliRunner().invoke(
+        main, ["--es-url", es_url, "--index", alias, *command, "oak cabinets quartz"], env=env
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["mode"] == "keyword" and document["requestedMode"] == "hybrid"
+    assert "keywords only" in document["notice"]
+    first = document["hits"][0]
+    assert first["text"] == "We chose oak cabinets and a white quartz countertop."
+    assert set(first) == {"sessionId", "timestamp", "type", "text", "before", "after", "score"}
+    fused = [hit["score"]["fused"] for hit in document["hits"]]
+    assert fused == sorted(fused, reverse=True)

@@ -1,0 +1,54 @@
+"""An alias that is not set up means "retry later" on every surface: the CLI exits 3,
+HTTP answers 503 with Retry-After on the write and the read side alike, and a tool
+call is flagged as an error. A producer keeps its events; a model is not blamed."""
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from session_recall.cli import main
+from session_recall.config import Settings
+from session_recall.http import create_app
+from session_recall.tools import cross_session_tool
+from session_recall.tools.searchers import searchers_for
+from tests.support.ndjson import event
+
+pytestmark = pytest.mark.integration
+
+MISSING = "t-never-set-up-5e1c"
+
+
+@pytest.fixture
+def missing(es_url: str, tmp_path) -> Settings:
+    return Settings(
+        ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=MISSING, SESSION_RECALL_HOME=tmp_path
+    )
+
+
+def test_the_cli_exits_3_and_names_setup(missing: Settings):
+    args = ["--es-url", str(missing.elasticsearch_url), "--index", MISSING,
+            "--home", str(missing.home)]  # fmt: skip
+    result = CliRunner().invoke(main, [*args, "search", "--user", "alice", "x"])
+    assert result.exit_code == 3, result.output
+    assert "session-recall setup" in result.output
+
+
+def test_http_answers_503_with_retry_after_on_both_sides(missing: Settings):
+    with TestClient(create_app(missing)) as web:
+        written = web.post("/v1/events", json=event(1))
+        searched = web.post(
+            "/v1/users/alice/tools/cross_session_search",
+            json={"innerThought": "t", "query": "x"},
+        )
+    for response in (written, searched):
+        assert response.status_code == 503, response.text
+        assert int(response.headers["retry-after"]) > 0
+        assert "setup" in response.json()["hint"]
+
+
+def test_a_tool_call_is_flagged_as_an_error(es, missing: Settings):
+    searchers = searchers_for(es, missing)
+    result = cross_session_tool(searchers.cross_session(user_id="alice")).call(
+        {"innerThought": "t", "query": "x"}
+    )
+    assert result.is_error and "setup" in result.text

@@ -1,0 +1,160 @@
+"""Usage mistakes at the command line end in a message that names the fix and a usage
+exit code (2), never a traceback, and before any request is sent: none of these tests
+has an Elasticsearch to talk to."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from session_recall.cli import main
+
+NOWHERE = "http://127.0.0.1:9"  # nothing listens: a test that reached it would fail
+
+
+def _run(*args: str, env: dict[str, str] | None = None, home: Path | None = None) -> Result:
+    options = ["--home", str(home)] if home else []
+    return CliRunner().invoke(main, [*options, *args], env=env, prog_name="session-recall")
+
+
+def _refused(result: Result, *says: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    for words in says:
+        assert words in result.output
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:9200", "localhost", "http://", "ftp://h:1"])
+def test_a_malformed_elasticsearch_url_is_named_with_an_example(url: str):
+    _refused(_run("setup", env={"ELASTICSEARCH_URL": url}), url, "http://127.0.0.1:9200")
+
+
+def test_a_malformed_url_never_shows_its_credentials():
+    result = _run("--es-url", "u:hunter2@es.internal", "setup")
+    _refused(result, "***@es.internal")
+    assert "hunter2" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["-", "--follow"], "--checkpoint and --follow need a FILE"),
+        (["-", "--checkpoint", "x"], "--checkpoint and --follow need a FILE"),
+        (["no/such/file.ndjson"], "cannot read no/such/file.ndjson"),
+        ([], "Missing argument"),
+    ],
+)
+def test_ingest_usage_errors_exit_2(tmp_path: Path, args: list[str], says: str):
+    _refused(_run("--es-url", NOWHERE, "ingest", *args, home=tmp_path), says)
+
+
+_NO_USER = "Missing option '--user'"
+_INCOMPLETE = "Give --user alone, with --session, or with --contact and --inbox."
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--session", "s"], _NO_USER),
+        (["--contact", "c"], _NO_USER),
+        (["--contact", "c", "--inbox", "i"], _NO_USER),
+        ([], _NO_USER),
+        (["--user", "u", "--inbox", "i"], _INCOMPLETE),
+        (["--user", "u", "--session", "s", "--contact", "c", "--inbox", "i"], _INCOMPLETE),
+    ],
+)
+def test_delete_needs_a_complete_scope(args: list[str], says: str):
+    _refused(_run("--es-url", NOWHERE, "delete", *args), says)
+
+
+def test_a_command_that_passes_its_checks_does_reach_for_the_node():
+    # What every exit 2 here rules out: a request to NOWHERE fails otherwise.
+    result = _run("--es-url", NOWHERE, "delete", "--user", "u")
+    assert result.exit_code == 3, result.output
+    assert "did not answer" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--user", ""], "--user"),
+        (["--user", " "], "--user"),
+        (["--user", "alice", "--session", ""], "--session"),
+        (["--user", "acme", "--contact", "c", "--inbox", "  "], "--inbox"),
+        (["--user", "u" * 513], "--user"),
+    ],
+)
+def test_delete_with_an_empty_or_overlong_id_is_a_usage_error(args: list[str], option: str):
+    _refused(_run("--es-url", NOWHERE, "delete", *args), f"Invalid value for {option}")
+
+
+@pytest.mark.parametrize("since", ["1969-12-31T23:59:59Z", "9999-12-31T23:59:59Z"])
+def test_since_out_of_range_gets_the_real_reason(tmp_path: Path, since: str):
+    result = _run("--es-url", NOWHERE, "search", "--user", "alice", "--since", since,
+                  "--show-query", "x", home=tmp_path)  # fmt: skip
+    _refused(result, "out of range", "1970-01-01", "2262-04-11")
+    assert "is not an ISO-8601 instant" not in result.output
+
+
+def test_a_user_id_past_the_ingest_limit_is_refused_on_search_too(tmp_path: Path):
+    result = _run("--es-url", NOWHERE, "search", "--user", "u" * 10_000, "--show-query", "x",
+                  home=tmp_path)  # fmt: skip
+    _refused(result, "10000 characters long; the limit is 512")
+    assert "privilege" not in result.output
+
+
+def test_a_disabled_cross_conversation_search_without_a_session_says_it_searches_nothing():
+    result = _run("--es-url", NOWHERE, "search-conversations", "--user", "acme",
+                  "--contact", "c-42", "--inbox", "web", "order")  # fmt: skip
+    _refused(result, "disabled", "--enabled")
+
+
+def test_a_json_array_file_gets_the_ndjson_hint(tmp_path: Path):
+    source = tmp_path / "events.json"
+    source.write_text('\ufeff[\n  {\n    "userId": "alice"\n  }\n]\n', encoding="utf-8")
+    dead = tmp_path / "dead.ndjson"
+    result = _run("--es-url", NOWHERE, "ingest", str(source), "--dead-letter", str(dead))
+    _refused(result, "JSON array", "NDJSON", "jq -c '.[]'", "/v1/events")
+    assert not dead.exists(), "nothing is read, so nothing is dead-lettered"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["search", "--user", "a", "--index", "other", "q"], "--index"),
+        (["node", "start", "--home", "/tmp"], "--home"),
+        (["ingest", "f.ndjson", "--es-url=http://127.0.0.1:9200"], "--es-url"),
+    ],
+)
+def test_a_global_option_after_the_command_is_told_where_it_goes(args: list[str], option: str):
+    result = _run(*args)
+    _refused(result, f"{option} is an option of session-recall itself", "before the command")
+    assert "Did you mean" not in result.output
+
+
+def test_the_help_names_each_environment_variable():
+    top = " ".join(_run("--help").output.split())
+    for variable in ("ELASTICSEARCH_URL", "ELASTICSEARCH_API_KEY", "ELASTICSEARCH_USERNAME",
+                     "ELASTICSEARCH_PASSWORD", "ELASTICSEARCH_CA_CERTS", "SESSION_RECALL_INDEX",
+                     "SESSION_RECALL_HOME"):  # fmt: skip
+        assert f"env var: {variable}" in top
+    assert "Exit codes" in top
+    serve = " ".join(_run("serve", "--help").output.split())
+    assert "SESSION_RECALL_TOKEN" in serve and "SESSION_RECALL_PORT" in serve
+
+
+def test_every_option_of_every_command_is_described():
+    import click
+
+    def walk(command: click.Command, path: str) -> list[str]:
+        missing = [
+            f"{path} {param.opts[0]}"
+            for param in command.params
+            if isinstance(param, click.Option) and not param.help and param.opts[0] != "--help"
+        ]
+        for name, sub in getattr(command, "commands", {}).items():
+            missing += walk(sub, f"{path} {name}")
+        return missing
+
+    assert walk(main, "session-recall") == []
