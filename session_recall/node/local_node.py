@@ -31,8 +31,8 @@ STOP_TIMEOUT_S = 60.0
 BASE_SETTINGS: Mapping[str, str] = {
     "discovery.type": "single-node",
     "network.host": "127.0.0.1",
-    "http.port": "0",
-    "transport.port": "0",
+    "http.port": ports.DEFAULT_RANGES["http"],
+    "transport.port": ports.DEFAULT_RANGES["transport"],
     "node.portsfile": "true",
     "xpack.security.enabled": "false",
     "cluster.routing.allocation.disk.threshold_enabled": "false",

@@ -1,10 +1,14 @@
 """The ports a node keeps across restarts.
 
-A node first listens where the OS puts it (`http.port: 0`); the ports it got are kept
-in `ports.json` in its folder, which `stop` and a crash leave in place, and asked for
+A node first listens on the first free port of Elasticsearch's own default ranges
+(9200-9299 for HTTP, 9300-9399 for transport); the ports it got are kept in
+`ports.json` in its folder, which `stop` and a crash leave in place, and asked for
 again on the next start. So the URL printed by the first `node start` stays valid: a
 `serve` or an `ELASTICSEARCH_URL` configured with it finds the node again after a
-crash. A port another process took meanwhile is given up, and said so.
+crash. Those ranges lie below the ephemeral ones (32768 and up on Linux), so no
+outgoing connection of any process can be holding the port when the node comes
+back, as it could with a port the OS picked (`http.port: 0`). A port another process
+took meanwhile is given up, and said so.
 """
 
 import contextlib
@@ -14,6 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 KINDS = ("http", "transport")
+# Where a node listens unless told otherwise: Elasticsearch's defaults.
+DEFAULT_RANGES = {"http": "9200-9299", "transport": "9300-9399"}
 _FILE = "ports.json"
 
 
@@ -60,11 +66,12 @@ def pinned_settings(
     on_step: Callable[[str], None],
 ) -> dict[str, str]:
     """`settings` with each port the node had before asked for again, unless a setting
-    chooses it explicitly or another process holds it now."""
+    chooses another explicitly (anything but the default range) or another process
+    holds it now."""
     pinned = dict(settings)
     for kind, port in saved(node_dir).items():
         key = f"{kind}.port"
-        if pinned.get(key, "0") != "0":
+        if pinned.get(key, DEFAULT_RANGES[kind]) != DEFAULT_RANGES[kind]:
             continue
         if bindable(port):
             pinned[key] = str(port)

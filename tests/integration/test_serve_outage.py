@@ -16,7 +16,6 @@ from session_recall.node import wait_until
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event, stored
-from tests.support.network import free_port
 from tests.support.serve import ready, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -76,8 +75,8 @@ class _Producers:
 def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
     dedicated_nodes: DedicatedNodes, tmp_path: Path
 ):
-    # A fixed HTTP port, so the restarted node (same name, same data) has the same URL.
-    node = dedicated_nodes.node("serve", **{"http.port": str(free_port())})
+    # The restarted node (same name, same data) listens on the same port again.
+    node = dedicated_nodes.node("serve")
     url = node.start().url
     es = make_client(Settings(ELASTICSEARCH_URL=url))
     install(es, ALIAS)

@@ -18,7 +18,10 @@ def test_the_ports_of_the_last_start_are_asked_for_again(tmp_path: Path):
     steps: list[str] = []
 
     settings = ports.pinned_settings(
-        tmp_path, {"http.port": "0", "transport.port": "0"}, name="n", on_step=steps.append
+        tmp_path,
+        {f"{k}.port": v for k, v in ports.DEFAULT_RANGES.items()},
+        name="n",
+        on_step=steps.append,
     )
 
     assert settings == {"http.port": str(http), "transport.port": str(transport)}
@@ -40,10 +43,10 @@ def test_a_saved_port_another_process_took_is_given_up_and_said_so(tmp_path: Pat
         steps: list[str] = []
 
         settings = ports.pinned_settings(
-            tmp_path, {"http.port": "0"}, name="n", on_step=steps.append
+            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=steps.append
         )
 
-    assert settings == {"http.port": "0"}
+    assert settings == {"http.port": "9200-9299"}
     (message,) = steps
     assert f"Port {taken}" in message and "ELASTICSEARCH_URL" in message
 
