@@ -57,9 +57,10 @@ ALIAS = "soak"
 USERS = 50
 WORDS = ("lisbon", "offsite", "venue", "budget", "flights", "invoice", "weather", "launch")
 # RSS is sampled this often; "after warm-up" is the first sample past WARMUP_SHARE of a
-# serve process's life (or WARMUP_MAX_S, whichever comes first).
+# serve process's life (or WARMUP_MAX_S, whichever comes first). Warm-up includes the
+# embedder's word cache filling up (32 MB at most; each event here brings a new word).
 RSS_EVERY_S = 1.0
-WARMUP_SHARE, WARMUP_MAX_S = 0.1, 60.0
+WARMUP_SHARE, WARMUP_MAX_S = 0.1, 120.0
 # How long producers may keep retrying their last batch once the run is over.
 DRAIN_S = 120.0
 REQUEST_TIMEOUT_S = 60.0
