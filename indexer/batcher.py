@@ -1,26 +1,34 @@
 """Merges concurrent requests into shared bulk writes, for an asyncio server.
 
 Each request hands over its events and awaits its own results. One worker takes
-everything queued (up to a bound), writes it in a thread with the synchronous
-`Writer`, and answers every request. While a write is in flight new requests pile
-up, so batches grow with load on their own; a lone event waits at most `linger`.
+everything queued (up to a bound), writes it with the synchronous `Writer` in a thread
+of its own (never the event loop's default pool, which slow reads could fill), and
+answers every request. While a write is in flight new requests pile up, so batches
+grow with load on their own; a lone event waits at most `linger`.
 
 A request may ask for its events to be searchable when answered (`refresh`): the
 batch that holds them is followed by one refresh of the alias, shared by every such
 request in it. The others are answered as before, their events searchable within the
 index's refresh interval.
+
+With a `deadline`, a request that is not answered in time gets `WriteUnavailable`, and
+the batch writing it gives up at the earliest deadline among its requests: a hung
+node costs a caller one deadline, never retries times request timeouts.
 """
 
 import asyncio
 import contextlib
+import copy
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from session_recall.indexer.errors import Overloaded
+from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.errors import Overloaded, TooManyEvents, WriteUnavailable
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
@@ -38,14 +46,18 @@ class BatchingOptions(BaseModel):
     # Beyond this many waiting events, new requests get a 503 rather than a queue
     # that grows until the process runs out of memory.
     max_pending_events: int = Field(default=100_000, ge=1)
+    # Seconds a request waits for its results; None waits as long as the writer tries.
+    deadline: float | None = Field(default=None, gt=0)
 
 
 @dataclass
 class _Ticket:
     events: Sequence[Event]
     future: asyncio.Future[list[EventResult]]
+    deadline: Deadline | None
     refresh: bool = False
     results: list[EventResult] = field(default_factory=list)
+    abandoned: bool = False  # its caller stopped waiting (deadline passed)
 
     @property
     def written(self) -> bool:
@@ -63,9 +75,16 @@ class Batcher:
         self._full = asyncio.Event()
         self._closing = False
         self._worker: asyncio.Task[None] | None = None
+        self._thread: ThreadPoolExecutor | None = None
         self.batches = 0  # bulk batches written so far, for tests and metrics
 
+    @property
+    def pending(self) -> int:
+        """Events queued or being written."""
+        return self._pending
+
     async def __aenter__(self) -> "Batcher":
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batcher")
         self._worker = asyncio.create_task(self._run())
         return self
 
@@ -75,6 +94,8 @@ class Batcher:
         self._arrived.set()
         if self._worker is not None:
             await self._worker
+        if self._thread is not None:
+            self._thread.shutdown(wait=False)
 
     async def submit(
         self, events: Sequence[Event], *, refresh: Refresh = "false"
@@ -82,19 +103,32 @@ class Batcher:
         """Results in the order of `events`, once Elasticsearch has answered for all;
         with `refresh="wait_for"`, once they are searchable too.
 
-        Raises `WriteUnavailable` (Elasticsearch down) or `Overloaded` (too much queued).
+        Raises `WriteUnavailable` (Elasticsearch down, or the deadline passed) or
+        `Overloaded` (too much queued). A request of more than `max_pending_events`
+        could never be taken: the caller must split it (`TooManyEvents`).
         """
         if not events:
             return []
+        limit = self.options.max_pending_events
+        if len(events) > limit:
+            raise TooManyEvents(
+                f"{len(events)} events in one request is more than the {limit} this "
+                "sidecar can hold at once.",
+                hint=f"Send at most {limit} events per request.",
+            )
         if self._closing:
             raise Overloaded("The sidecar is shutting down.", hint="Retry in a moment.")
-        if self._pending + len(events) > self.options.max_pending_events:
+        if self._pending + len(events) > limit:
             raise Overloaded(
-                f"{self._pending} events are waiting to be written.",
-                hint="Retry after a moment; Elasticsearch is slower than the producers.",
+                f"Elasticsearch is writing more slowly than events arrive: {self._pending} "
+                f"events are already waiting to be written, and {len(events)} more would "
+                f"pass the limit of {limit}.",
+                hint="Send the same request again after Retry-After.",
             )
+        seconds = self.options.deadline
+        deadline = None if seconds is None else Deadline.after(seconds)
         future = asyncio.get_running_loop().create_future()
-        ticket = _Ticket(events, future, refresh=refresh == "wait_for")
+        ticket = _Ticket(events, future, deadline, refresh=refresh == "wait_for")
         self._queue.append(ticket)
         self._queued_events += len(events)
         self._pending += len(events)
@@ -102,7 +136,28 @@ class Batcher:
         if self._queued_events >= self.options.max_batch_events:
             self._full.set()
         # Shielded: a client that hangs up must not cancel the answer others share.
-        return await asyncio.shield(ticket.future)
+        if deadline is None:
+            return await asyncio.shield(ticket.future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(ticket.future), deadline.remaining())
+        except TimeoutError:
+            self._abandon(ticket)
+            raise _past_deadline(deadline) from None
+
+    def _abandon(self, ticket: _Ticket) -> None:
+        """Its caller stopped waiting: nothing will read its answer (so none is set),
+        and a ticket still queued is dropped at once, so that its events do not stay
+        in memory, nor count as pending, for no one."""
+        ticket.abandoned = True
+        try:
+            self._queue.remove(ticket)
+        except ValueError:
+            return  # being written by the worker, which settles it
+        self._queued_events -= len(ticket.events)
+        self._pending -= len(ticket.events)
+        if self._queued_events < self.options.max_batch_events:
+            self._full.clear()
+        ticket.future.cancel()
 
     async def _run(self) -> None:
         while self._queue or not self._closing:
@@ -114,30 +169,47 @@ class Batcher:
                         await asyncio.wait_for(self._full.wait(), self.options.linger)
             if not self._queue:
                 continue
-            batch = self._take()
-            error: Exception | None = None
+            self._settle(await self._written(self._take()))
+
+    async def _written(
+        self, batch: list[_Ticket]
+    ) -> tuple[list[_Ticket], Exception | None, Exception | None]:
+        """Writes the batch, then refreshes when a request of it asked to; returns
+        the batch, the write's error and the refresh's."""
+        loop = asyncio.get_running_loop()
+        error = refresh_error = None
+        try:
+            await loop.run_in_executor(self._thread, self._write, batch)
+        except Exception as err:
+            error = err
+        if any(ticket.refresh and ticket.written for ticket in batch):
             try:
-                await asyncio.to_thread(self._write, batch)
+                await loop.run_in_executor(self._thread, self._refresh, batch)
             except Exception as err:
-                error = err
-            refresh_error: Exception | None = None
-            if any(ticket.refresh and ticket.written for ticket in batch):
-                try:
-                    await asyncio.to_thread(self._writer.refresh)
-                except Exception as err:
-                    refresh_error = err
-            self.batches += 1
-            for ticket in batch:
-                self._pending -= len(ticket.events)
-                if ticket.future.done():
-                    continue
-                if not ticket.written:
-                    ticket.future.set_exception(error or RuntimeError("no result"))
-                elif ticket.refresh and refresh_error is not None:
-                    # Stored, but maybe not searchable yet: sending them again is harmless.
-                    ticket.future.set_exception(refresh_error)
-                else:
-                    ticket.future.set_result(ticket.results)
+                refresh_error = err
+        self.batches += 1
+        return batch, error, refresh_error
+
+    def _settle(self, written: tuple[list[_Ticket], Exception | None, Exception | None]) -> None:
+        """Answer every ticket of a batch. Each failed one gets an error of its own, with
+        no traceback: a shared one would keep the frames of the writer, and of every
+        caller it is raised in, with their events, alive as long as any holds it."""
+        batch, error, refresh_error = written
+        for ticket in batch:
+            self._pending -= len(ticket.events)
+            if ticket.abandoned:
+                ticket.future.cancel()  # an answer set now would never be read
+                continue
+            if ticket.future.done():
+                continue
+            if not ticket.written:
+                failure = error or _past_deadline(ticket.deadline)  # or it was skipped
+                ticket.future.set_exception(_fresh(failure))
+            elif ticket.refresh and refresh_error is not None:
+                # Stored, but maybe not searchable yet: sending them again is harmless.
+                ticket.future.set_exception(_fresh(refresh_error))
+            else:
+                ticket.future.set_result(ticket.results)
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]
@@ -152,9 +224,36 @@ class Batcher:
         return batch
 
     def _write(self, batch: list[_Ticket]) -> None:
-        """Runs in a worker thread; fills each ticket's results as chunks come back."""
+        """Runs in the batcher's thread; fills each ticket's results as chunks come back.
+        Requests whose caller stopped waiting, or soon will (deadline passed), are not
+        written."""
+        live = [t for t in batch if not t.abandoned and (t.deadline is None or t.deadline.allows())]
         submissions = (
-            Submission(event, token=ticket) for ticket in batch for event in ticket.events
+            Submission(event, token=ticket) for ticket in live for event in ticket.events
         )
-        for written in self._writer.write(submissions):
+        for written in self._writer.write(submissions, deadline=_earliest(live)):
             written.submission.token.results.append(written.result)
+
+    def _refresh(self, batch: list[_Ticket]) -> None:
+        self._writer.refresh(deadline=_earliest([t for t in batch if t.refresh]))
+
+
+def _earliest(tickets: list[_Ticket]) -> Deadline | None:
+    deadlines = [t.deadline for t in tickets if t.deadline is not None]
+    return min(deadlines, key=lambda d: d.at) if deadlines else None
+
+
+def _fresh(error: Exception) -> Exception:
+    """A copy of `error` without its traceback, cause or context."""
+    copied = copy.copy(error)
+    copied.__traceback__ = copied.__cause__ = copied.__context__ = None
+    return copied
+
+
+def _past_deadline(deadline: Deadline | None) -> WriteUnavailable:
+    seconds = f"{deadline.seconds:g} s " if deadline is not None else ""
+    return WriteUnavailable(
+        f"Elasticsearch did not store the events within the {seconds}deadline; some of "
+        "them may be stored.",
+        hint="Send the same request again after Retry-After (it is idempotent).",
+    )

@@ -20,8 +20,9 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, TransportError, helpers
 
+from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.errors import IndexerError, WriteUnavailable
-from session_recall.indexer.retry import THROTTLED, RetryPolicy, is_retryable
+from session_recall.indexer.retry import THROTTLED, RetryPolicy, is_retryable, past_deadline
 
 Action = tuple[dict[str, Any], bytes | None]
 # An error reason can quote a whole document; a dead-letter line needs the gist only.
@@ -56,20 +57,24 @@ def send(
     policy: RetryPolicy,
     stats: BulkStats,
     sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
     **bulk_params: Any,
 ) -> list[ItemResponse]:
     """Send `actions` until each has a final status; raise `WriteUnavailable` when the
-    retry bound is reached first. The caller's list is never modified."""
+    retry bound or `deadline` is reached first. The caller's list is never modified."""
     responses: list[ItemResponse | None] = [None] * len(actions)
     pending = list(range(len(actions)))
     delays = policy.delays()
-    cause = "throttled"
+    cause: str | None = None
+    what = f"complete a bulk request of {len(actions)} action(s)"
     while pending:
+        if deadline is not None and not deadline.allows():
+            raise past_deadline(what, deadline, cause)
         retry: list[int] = []
         try:
             batch: list[Any] = [actions[i] for i in pending]
             results = helpers.streaming_bulk(
-                client,
+                bounded(client, deadline),
                 batch,
                 chunk_size=len(pending),
                 max_chunk_bytes=sys.maxsize,  # the caller already bounded the batch
@@ -101,6 +106,8 @@ def send(
                     f"{policy.max_attempts} attempts (last: {cause}).",
                     hint="Check the cluster's health; events already acknowledged are stored.",
                 )
+            if deadline is not None and not deadline.allows(delay):
+                raise past_deadline(what, deadline, cause)
             stats.retries += len(retry)
             sleep(delay)
         pending = retry

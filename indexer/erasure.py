@@ -7,27 +7,34 @@ refuses or undoes its write) or wrote before the refresh (and the search finds t
 document). Passes repeat until one finds nothing, which also catches documents
 whose sort values tie across pages.
 
-The tombstone covers events stamped up to the erasure's start, so the scope's new
-events are stored again afterwards. When the erasure removes an event stamped later
-than that (a producer's clock ahead of this one), the tombstone is raised to cover
-it before the next pass, so a replay of it cannot bring it back either.
+The rule: an erasure covers the scope's events stamped at or before the instant it
+was requested (`at`, by this host's clock), whenever they were acknowledged. Those are
+removed, and its tombstone, which stays at that instant, refuses them afterwards (late
+retries, replays). Events stamped after it are new: they are kept, even when they were
+acknowledged while the erasure ran, and the scope's later events are stored as usual.
+An event stamped ahead of this host's clock (a producer whose clock runs fast) counts
+as new too: erase again once that instant has passed.
 """
 
 import functools
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from elasticsearch import ApiError, Elasticsearch
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.scope import Scope
+
+T = TypeVar("T")
 
 PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
@@ -39,6 +46,10 @@ class ErasureResult(BaseModel):
     scope: Scope
     removed: int
     passes: int
+    erased_at: Instant = Field(
+        description="The instant the erasure covers: the scope's events stamped at or "
+        "before it were removed and are refused from now on; later ones are kept."
+    )
 
 
 class ErasurePreview(BaseModel):
@@ -53,15 +64,21 @@ def erase(
     alias: str,
     scope: Scope,
     *,
+    at: Instant | None = None,
     page_size: int = PAGE_SIZE,
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
 ) -> ErasureResult:
-    """Remove every event of `scope` behind `alias` and keep its tombstone, so later
-    arrivals of the same scope (retries, replays) are refused by the writer."""
-    policy = policy or RetryPolicy()
+    """Remove every event of `scope` behind `alias` stamped at or before `at` (the
+    instant the erasure was requested; now by default) and keep its tombstone, so
+    later arrivals of them (retries, replays) are refused by the writer.
+
+    With a `deadline`, it stops there with `WriteUnavailable`: what it removed stays
+    removed and the tombstone is in place, so running it again finishes the work."""
+    erasure = _Erasure(client, alias, policy or RetryPolicy(), sleep, deadline)
     try:
-        return _erase(client, alias, scope, page_size, policy, sleep)
+        return erasure.run(scope, at or Instant.now(), page_size)
     except ApiError as err:
         raise _refused(err) from None
 
@@ -74,19 +91,14 @@ def preview_erasure(
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ErasurePreview:
-    """How many events `erase` would remove now: the scope's stored events, counted
-    after a refresh (as the erasure does). Deletes nothing and writes no tombstone."""
-    retry = _retrying(policy or RetryPolicy(), sleep)
+    """How many events `erase` would remove now: the scope's stored events stamped up
+    to now, counted after a refresh (as the erasure does). Deletes nothing and writes
+    no tombstone."""
+    erasure = _Erasure(client, alias, policy or RetryPolicy(), sleep, None)
     try:
-        _require_alias(client, alias, retry)
-        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
-        response = retry(
-            lambda: client.count(index=alias, routing=scope.routing, query=scope.query()),
-            what="count the scope's events",
-        )
+        return erasure.preview(scope, Instant.now())
     except ApiError as err:
         raise _refused(err) from None
-    return ErasurePreview(scope=scope, events=int(response["count"]))
 
 
 def _refused(err: ApiError) -> IndexerError:
@@ -96,90 +108,116 @@ def _refused(err: ApiError) -> IndexerError:
     )
 
 
-# `call_with_retries` bound to one policy and sleep: retry(func, what="...").
-Retry = Callable[..., Any]
+def _covered(scope: Scope, at: Instant) -> dict[str, Any]:
+    """The scope's events an erasure at `at` covers."""
+    stamped = {"range": {"timestamp": {"lte": at.to_elasticsearch()}}}
+    return {"bool": {"filter": [scope.query(), stamped]}}
 
 
-def _retrying(policy: RetryPolicy, sleep: Callable[[float], None]) -> Retry:
-    return functools.partial(call_with_retries, policy=policy, sleep=sleep)
+@dataclass(frozen=True)
+class _Erasure:
+    client: Elasticsearch
+    alias: str
+    policy: RetryPolicy
+    sleep: Callable[[float], None]
+    deadline: Deadline | None
 
-
-def _require_alias(client: Elasticsearch, alias: str, retry: Retry) -> None:
-    if not retry(lambda: bool(client.indices.exists_alias(name=alias)), what="find the alias"):
-        raise AliasMissing(
-            f"{alias!r} is not an alias: there is nothing to erase from.",
-            hint="Check --index (or SESSION_RECALL_INDEX).",
+    def run(self, scope: Scope, at: Instant, page_size: int) -> ErasureResult:
+        alias = self.alias
+        self._require_alias()
+        self._retry(
+            lambda es: tombstones.record(es, alias, scope, erased_at=at), "write the tombstone"
+        )
+        query = _covered(scope, at)
+        removed = 0
+        for passes in range(1, MAX_PASSES + 1):
+            self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
+            seen, deleted = self._pass(scope.routing, query, page_size)
+            removed += deleted
+            if seen == 0:
+                return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
+        raise ErasureIncomplete(
+            f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
+            hint="Run the same delete again; the tombstone is in place.",
         )
 
-
-def _erase(
-    client: Elasticsearch,
-    alias: str,
-    scope: Scope,
-    page_size: int,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> ErasureResult:
-    retry = _retrying(policy, sleep)
-    _require_alias(client, alias, retry)
-
-    def tombstone(at: Instant) -> Instant:
-        retry(
-            lambda: tombstones.record(client, alias, scope, erased_at=at),
-            what="write the tombstone",
+    def preview(self, scope: Scope, at: Instant) -> ErasurePreview:
+        alias = self.alias
+        self._require_alias()
+        self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
+        response = self._retry(
+            lambda es: es.count(index=alias, routing=scope.routing, query=_covered(scope, at)),
+            "count the scope's events",
         )
-        return at
+        return ErasurePreview(scope=scope, events=int(response["count"]))
 
-    covered = tombstone(Instant.now())
-    removed = 0
-    for passes in range(1, MAX_PASSES + 1):
-        retry(lambda: client.indices.refresh(index=alias), what="refresh the events")
-        seen, deleted, latest = _pass(client, alias, scope, page_size, policy, sleep)
-        removed += deleted
-        if seen == 0:
-            return ErasureResult(scope=scope, removed=removed, passes=passes)
-        if latest > covered.nanos:
-            # Before the next pass, which removes what was stored meanwhile in that span.
-            covered = tombstone(Instant(latest))
-    raise ErasureIncomplete(
-        f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
-        hint="Run the same delete again; the tombstone is in place.",
-    )
+    def _require_alias(self) -> None:
+        alias = self.alias
+        if not self._retry(lambda es: bool(es.indices.exists_alias(name=alias)), "find the alias"):
+            raise AliasMissing(
+                f"{alias!r} is not an alias: there is nothing to erase from.",
+                hint="Check --index (or SESSION_RECALL_INDEX).",
+            )
 
-
-def _pass(
-    client: Elasticsearch,
-    alias: str,
-    scope: Scope,
-    page_size: int,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> tuple[int, int, int]:
-    """(documents seen, documents deleted, latest timestamp seen in nanoseconds)."""
-    seen = deleted = latest = 0
-    after: list[Any] | None = None
-    while True:
+    def _pass(self, routing: str | None, query: dict[str, Any], page_size: int) -> tuple[int, int]:
+        """(documents seen, documents deleted)."""
+        seen = deleted = 0
+        after: list[Any] | None = None
         page = functools.partial(
-            client.search,
-            index=alias,
-            routing=scope.routing,
-            query=scope.query(),
-            sort=event_order(),
-            size=page_size,
-            source=False,
-            track_total_hits=False,
-            search_after=after,
+            _search_page, alias=self.alias, routing=routing, query=query, size=page_size
         )
-        response = call_with_retries(page, policy=policy, what="search the scope", sleep=sleep)
-        hits = response.body["hits"]["hits"]
-        if not hits:
-            return seen, deleted, latest
-        seen += len(hits)
-        actions: list[bulk.Action] = [
-            ({"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}}, None)
-            for h in hits
-        ]
-        responses = bulk.send(client, actions, policy=policy, stats=BulkStats(), sleep=sleep)
-        deleted += sum(1 for r in responses if r.result == "deleted")
-        after = hits[-1]["sort"]
-        latest = max(latest, int(after[0]))  # date_nanos sorts on epoch nanoseconds
+        while True:
+            hits = self._retry(functools.partial(page, after=after), "search the scope")
+            if not hits:
+                return seen, deleted
+            seen += len(hits)
+            actions: list[bulk.Action] = [
+                (
+                    {"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}},
+                    None,
+                )
+                for h in hits
+            ]
+            responses = bulk.send(
+                self.client,
+                actions,
+                policy=self.policy,
+                stats=BulkStats(),
+                sleep=self.sleep,
+                deadline=self.deadline,
+            )
+            deleted += sum(1 for r in responses if r.result == "deleted")
+            after = hits[-1]["sort"]
+
+    def _retry(self, func: Callable[[Elasticsearch], T], what: str) -> T:
+        """`func(client)`, retried; each attempt's client bounded by the deadline."""
+        return call_with_retries(
+            lambda: func(bounded(self.client, self.deadline)),
+            policy=self.policy,
+            what=what,
+            sleep=self.sleep,
+            deadline=self.deadline,
+        )
+
+
+def _search_page(
+    client: Elasticsearch,
+    *,
+    alias: str,
+    routing: str | None,
+    query: dict[str, Any],
+    size: int,
+    after: list[Any] | None,
+) -> list[dict[str, Any]]:
+    response = client.search(
+        index=alias,
+        routing=routing,
+        query=query,
+        sort=event_order(),
+        size=size,
+        source=False,
+        track_total_hits=False,
+        search_after=after,
+    )
+    hits: list[dict[str, Any]] = response.body["hits"]["hits"]
+    return hits

@@ -40,6 +40,13 @@ class WriteUnavailable(IndexerError, ElasticsearchUnavailable):
     kind = ErrorKind.UNAVAILABLE
 
 
+class TooManyEvents(IndexerError):
+    """One request holds more events than the batcher may ever hold: sending it again
+    cannot work, splitting it does."""
+
+    kind = ErrorKind.CALLER
+
+
 class Overloaded(IndexerError):
     """The sidecar holds as many pending events as it may; the caller should retry."""
 

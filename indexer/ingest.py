@@ -68,6 +68,10 @@ def ingest(
     # Positions as plain tuples: a pydantic model per line would cost more than the line.
     progress: Progress[tuple[int, int | None]] = Progress((start.offset, start.inode))
     writer = Writer(client, alias, options=options, embedder=embedder)
+    if checkpoint_path is not None and start.inode is not None:
+        # At once: a run killed before its first acknowledgement, with the file rotated
+        # meanwhile, still finds the file it was reading, by its inode.
+        checkpoint.save(checkpoint_path, start)
     saved = progress.committed
     last_save = time.monotonic()
     originals: dict[int, tuple[object, int]] = {}  # ticket -> (input as read, line number)

@@ -1,15 +1,19 @@
 """NDJSON input as lines with byte positions: from a stream, or tailing a file.
 
 Each line carries the position where the next one starts, which is what a checkpoint
-stores. Tailing survives rotation (the path now names another inode: the old file is
-drained first) and truncation (the file shrank below the read position). A run that
-stopped before a rotated file's tail was acknowledged finishes that file first when
-it starts again (`checkpoint.rotated_file`, then `read_finished_file`).
+stores. Tailing survives rotation and truncation (the file shrank below the read
+position). After a rotation (the path now names another inode) the renamed file is
+read on until it has been quiet for a while: with logrotate's `create`, the new file
+appears at once while the writer still appends to the renamed one until it reopens.
+A run that stopped before a rotated file's tail was acknowledged finishes that file
+first when it starts again (`checkpoint.rotated_file`, then `read_finished_file`, or
+`follow_file(rotated=...)`, which waits for it to be quiet the same way).
 """
 
 import os
 import select
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,10 @@ BLOCK_BYTES = 1024 * 1024
 # Text is capped at 1 MB by default; a line ten times that is not an event, and
 # buffering it whole would let one bad file exhaust memory.
 DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
+# How long a renamed file must stay quiet before it is left for the new one. A writer
+# told to reopen (logrotate's postrotate signal) does so within a second or so; the
+# cost of waiting longer is only that the new file's first events wait as long.
+DEFAULT_ROTATION_QUIET_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,42 +128,63 @@ def follow_file(
     stop: threading.Event,
     poll_interval: float = 0.2,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    rotation_quiet: float = DEFAULT_ROTATION_QUIET_S,
+    rotated: Path | None = None,
 ) -> Iterator[Line | Flush]:
     """Tail `path` from `start` until `stop` is set, across rotations and truncations.
 
     A `FLUSH` marks each time the end of the file is reached. The unfinished last line
-    is left for later (its producer may be writing it); a rotated file's last line
-    is taken as it is.
+    is left for later (its producer may be writing it). Once `path` names a new file,
+    the old one is read on until nothing was added to it for `rotation_quiet` seconds,
+    counted from the rotation being seen and from its last growth; then its last line
+    is taken as it is, and the new file is followed. `rotated` (a file `path` was
+    renamed from, found by a restarted run) is finished that way first, from `start`.
     """
-    file = path.open("rb")
+    current = path if rotated is None else rotated
+    file = current.open("rb")
     try:
         inode = os.fstat(file.fileno()).st_ino
         file.seek(start)
         splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes)
         at_rest = True
+        # Since when the old file is known to be renamed away, and since when quiet.
+        rotated_since = time.monotonic() if rotated is not None else None
+        quiet_since = time.monotonic()
         while not stop.is_set():
             if block := file.read1(BLOCK_BYTES):
                 yield from splitter.feed(block)
                 at_rest = False
+                quiet_since = time.monotonic()
                 continue
             if not at_rest:
                 yield FLUSH
                 at_rest = True
-            change = _change(path, inode, file.tell())
-            if change == "rotated":
-                while block := file.read1(BLOCK_BYTES):
-                    yield from splitter.feed(block)
+            if rotated_since is None:
+                change = _change(path, inode, file.tell())
+                if change == "rotated":
+                    rotated_since = time.monotonic()
+                elif change == "truncated":
+                    file.seek(0)
+                    splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
+                    continue
+            if (
+                rotated_since is not None
+                and time.monotonic() - max(rotated_since, quiet_since) >= rotation_quiet
+            ):
+                try:
+                    new = path.open("rb")
+                except FileNotFoundError:
+                    stop.wait(poll_interval)  # renamed away again: wait for the new one
+                    continue
                 yield from splitter.finish()
                 yield FLUSH
                 file.close()
-                file = path.open("rb")
+                file = new
                 inode = os.fstat(file.fileno()).st_ino
                 splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
-            elif change == "truncated":
-                file.seek(0)
-                splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
-            else:
-                stop.wait(poll_interval)
+                rotated_since = None
+                continue
+            stop.wait(poll_interval)
     finally:
         file.close()
 

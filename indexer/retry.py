@@ -8,6 +8,7 @@ from typing import TypeVar
 from elasticsearch import ApiError, TransportError
 from pydantic import BaseModel, Field
 
+from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.errors import WriteUnavailable
 
 T = TypeVar("T")
@@ -50,13 +51,18 @@ def call_with_retries(
     policy: RetryPolicy,
     what: str,
     sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
 ) -> T:
     """`func()`, again after a backoff while it fails in a way that may pass.
 
-    Raises `WriteUnavailable` once `policy.max_attempts` calls have failed.
+    Raises `WriteUnavailable` once `policy.max_attempts` calls have failed, or when
+    `deadline` leaves no time for another (`func` bounds its own request by it).
     """
     delays = policy.delays()
+    cause = None
     while True:
+        if deadline is not None and not deadline.allows():
+            raise past_deadline(what, deadline, cause)
         try:
             return func()
         except (TransportError, Transient) as err:
@@ -72,4 +78,15 @@ def call_with_retries(
                 f"(last: {cause}).",
                 hint="Check the cluster's health, then run the same command again.",
             )
+        if deadline is not None and not deadline.allows(delay):
+            raise past_deadline(what, deadline, cause)
         sleep(delay)
+
+
+def past_deadline(what: str, deadline: Deadline, cause: str | None) -> WriteUnavailable:
+    last = f" (last: {cause})" if cause else ""
+    return WriteUnavailable(
+        f"Elasticsearch could not {what} within the {deadline.seconds:g} s deadline{last}.",
+        hint="It is overloaded or not answering; send the same request again in a few "
+        "seconds (it is idempotent).",
+    )

@@ -1,9 +1,8 @@
 """Tombstones: one document per erased scope, in `ALIAS-tombstones`.
 
-A tombstone records `erased_at`, the instant its erasure started (raised to the
-latest timestamp the erasure removed, when that is later). The writer refuses an
-event of the scope stamped at or before it: a late retry or a replay of what was
-erased. An event stamped after it is new, and is stored.
+A tombstone records `erased_at`, the instant its erasure was requested. The writer
+refuses an event of the scope stamped at or before it: a late retry or a replay of
+what was erased. An event stamped after it is new, and is stored.
 
 The writer reads them before and after every bulk. They are read with a realtime
 `mget`, never cached: a stale answer would let an erased event back in. The index

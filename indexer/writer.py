@@ -29,6 +29,7 @@ from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
+from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
@@ -100,16 +101,23 @@ class Writer:
         self._sleep = sleep
         self.stats = BulkStats()
         self.without_vectors = 0
+        self._deadline: Deadline | None = None  # of the write in progress
 
-    def write(self, submissions: Iterable[Submission | Flush]) -> Iterator[Written]:
+    def write(
+        self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
+    ) -> Iterator[Written]:
         """Results in input order, a chunk at a time. A `FLUSH` in the input sends
         the pending chunk at once and yields every result still held back: an idle
         input must not hold events, nor their results, back.
+
+        With a `deadline`, every request and retry fits before it: past it, the write
+        raises `WriteUnavailable` rather than retrying on.
 
         One chunk is written in a worker thread while the next is parsed and
         serialized here: Elasticsearch indexes while Python prepares, instead of
         each waiting for the other. Chunks still go out, and come back, in order.
         """
+        self._deadline = deadline
         self._check_index()
         prepared = (
             item if isinstance(item, Flush) else self._prepare(item) for item in submissions
@@ -144,24 +152,27 @@ class Writer:
             return
         embedder = self._embedder
         refusal = call_with_retries(
-            lambda: vectors.check_index(self._client, self._alias, embedder),
+            lambda: vectors.check_index(self._es(), self._alias, embedder),
             policy=self.options.retry,
             what="read the index mapping",
             sleep=self._sleep,
+            deadline=self._deadline,
         )
         if refusal is not None:
             log.warning("storing events without vectors: %s", refusal)
             self._vectors_refused = True
         self._index_checked = True
 
-    def refresh(self) -> None:
+    def refresh(self, *, deadline: Deadline | None = None) -> None:
         """Make everything written so far searchable now, rather than within the index's
-        refresh interval (1 s). Raises `WriteUnavailable` when Elasticsearch stays away."""
+        refresh interval (1 s). Raises `WriteUnavailable` when Elasticsearch stays away
+        (or past `deadline`)."""
         call_with_retries(
-            lambda: self._client.indices.refresh(index=self._alias),
+            lambda: bounded(self._client, deadline).indices.refresh(index=self._alias),
             policy=self.options.retry,
             what="refresh the alias",
             sleep=self._sleep,
+            deadline=deadline,
         )
 
     def _prepare(self, submission: Submission) -> _Pending:
@@ -258,10 +269,11 @@ class Writer:
             for index in indices
         ]
         found = call_with_retries(
-            lambda: _found(self._client, docs),
+            lambda: _found(self._es(), docs),
             policy=self.options.retry,
             what="look for copies of erased events",
             sleep=self._sleep,
+            deadline=self._deadline,
         )
         if found:
             self._send(
@@ -274,20 +286,25 @@ class Writer:
     def _indices(self) -> list[str]:
         def resolve() -> list[str]:
             try:
-                return sorted(self._client.indices.get_alias(name=self._alias).body)
+                return sorted(self._es().indices.get_alias(name=self._alias).body)
             except NotFoundError:
                 return []  # no alias, no copies (and the next bulk says what is wrong)
 
         return call_with_retries(
-            resolve, policy=self.options.retry, what="resolve the alias", sleep=self._sleep
+            resolve,
+            policy=self.options.retry,
+            what="resolve the alias",
+            sleep=self._sleep,
+            deadline=self._deadline,
         )
 
     def _erased(self, scope_ids: set[str]) -> dict[str, int]:
         return call_with_retries(
-            lambda: tombstones.erased_at(self._client, self._alias, scope_ids),
+            lambda: tombstones.erased_at(self._es(), self._alias, scope_ids),
             policy=self.options.retry,
             what="read the tombstones",
             sleep=self._sleep,
+            deadline=self._deadline,
         )
 
     def _send(self, actions: Sequence[bulk.Action], **params: Any) -> list[ItemResponse]:
@@ -297,8 +314,13 @@ class Writer:
             policy=self.options.retry,
             stats=self.stats,
             sleep=self._sleep,
+            deadline=self._deadline,
             **params,
         )
+
+    def _es(self) -> Elasticsearch:
+        """The client, its request timeout cut to what the write's deadline leaves."""
+        return bounded(self._client, self._deadline)
 
     def _result(self, event: Event, response: ItemResponse) -> EventResult:
         if 200 <= response.status < 300:

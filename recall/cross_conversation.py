@@ -136,5 +136,9 @@ class CrossConversationSearcher:
             limit=self._settings.max_conversations,
         )
         return recent_conversations(
-            self._client, alias=self._alias, body=body, routing=self._user_id
+            self._client,
+            alias=self._alias,
+            body=body,
+            routing=self._user_id,
+            timeout=self._pager.search_timeout,
         )

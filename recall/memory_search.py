@@ -63,11 +63,13 @@ class MemorySearcher:
         user_id: str,
         alias: str,
         embedder: Embedder | None = None,
+        search_timeout: float | None = None,
     ) -> None:
         self._client = client
         self._alias = alias
         self._user_id = required("user_id", user_id)
         self._embedder = embedder
+        self._search_timeout = search_timeout
 
     @property
     def default_mode(self) -> SearchMode:
@@ -109,7 +111,11 @@ class MemorySearcher:
             field = vector_field(self._embedder.model_id)
             bodies.append(knn_body(filters, vector, field=field, size=depth))
         answers = transport.msearch(
-            self._client, alias=self._alias, bodies=bodies, routing=self._user_id
+            self._client,
+            alias=self._alias,
+            bodies=bodies,
+            routing=self._user_id,
+            timeout=self._search_timeout,
         )
         rankings = [transport.hits(answer) for answer in answers]
         keyword = rankings[0] if used != "semantic" else []
@@ -152,7 +158,11 @@ class MemorySearcher:
                 neighbour_bodies(self._user_id, event.session_id, position, context=context)
             )
         answers = transport.msearch(
-            self._client, alias=self._alias, bodies=bodies, routing=self._user_id
+            self._client,
+            alias=self._alias,
+            bodies=bodies,
+            routing=self._user_id,
+            timeout=self._search_timeout,
         )
         items = [[_item(hit) for hit in transport.hits(answer)] for answer in answers]
         # The ones before come nearest first; a reader wants them in order.

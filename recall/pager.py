@@ -58,6 +58,8 @@ class PagerOptions(TypedDict, total=False):
     page_size: int | None
     # Unset or None: DEFAULT_MAX_RESULT_WINDOW. Pass the index's own setting if changed.
     max_result_window: int | None
+    # Seconds Elasticsearch may spend on each search (its `timeout`); unset or None: no limit.
+    search_timeout: float | None
 
 
 def checked_page_size(page_size: int | None) -> int:
@@ -86,6 +88,7 @@ class Pager:
         self.page_size = page_size
         self._window = max_result_window
         self._codec = CursorCodec(cursor_key)
+        self.search_timeout = options.get("search_timeout")
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -162,12 +165,18 @@ class Pager:
                 latest_body(search_query(filters, criteria)),
             ],
             routing=routing,
+            timeout=self.search_timeout,
         )
         return response, latest
 
     def _search(self, body: Body, routing: str | None, filter_path: str | None = None) -> Body:
         return transport.search(
-            self._client, alias=self._alias, body=body, routing=routing, filter_path=filter_path
+            self._client,
+            alias=self._alias,
+            body=body,
+            routing=routing,
+            filter_path=filter_path,
+            timeout=self.search_timeout,
         )
 
 

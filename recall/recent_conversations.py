@@ -86,10 +86,15 @@ def conversations_clause(current_session_id: str | None, recent: list[str]) -> B
 
 
 def recent_conversations(
-    client: Elasticsearch, *, alias: str, body: Body, routing: str
+    client: Elasticsearch,
+    *,
+    alias: str,
+    body: Body,
+    routing: str,
+    timeout: float | None = None,
 ) -> list[str]:
     """The session ids the aggregation found, most recently active first."""
-    response = transport.search(client, alias=alias, body=body, routing=routing)
+    response = transport.search(client, alias=alias, body=body, routing=routing, timeout=timeout)
     buckets: list[dict[str, Any]] = (
         response.get("aggregations", {}).get("conversations", {}).get("buckets", [])
     )

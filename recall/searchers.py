@@ -28,6 +28,8 @@ class Searchers:
     max_result_window: int | None = None
     # Embeds memory_search's queries; None: memory_search runs on keywords.
     embedder: Embedder | None = None
+    # Seconds Elasticsearch may spend on each search (its `timeout`); None: no limit.
+    search_timeout: float | None = None
 
     def _shared(self, page_size: int | None) -> PagerOptions:
         return {
@@ -35,6 +37,7 @@ class Searchers:
             "cursor_key": self.cursor_key,
             "page_size": page_size,
             "max_result_window": self.max_result_window,
+            "search_timeout": self.search_timeout,
         }
 
     def cross_session(self, *, user_id: str, page_size: int | None = None) -> CrossSessionSearcher:
@@ -67,8 +70,18 @@ class Searchers:
 
     def memory(self, *, user_id: str) -> MemorySearcher:
         return MemorySearcher(
-            self.client, user_id=user_id, alias=self.alias, embedder=self.embedder
+            self.client,
+            user_id=user_id,
+            alias=self.alias,
+            embedder=self.embedder,
+            search_timeout=self.search_timeout,
         )
 
     def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:
-        return SessionLister(self.client, alias=self.alias, user_id=user_id, page_size=page_size)
+        return SessionLister(
+            self.client,
+            alias=self.alias,
+            user_id=user_id,
+            page_size=page_size,
+            search_timeout=self.search_timeout,
+        )

@@ -98,11 +98,13 @@ class SessionLister:
         alias: str,
         user_id: str,
         page_size: int | None = None,
+        search_timeout: float | None = None,
     ) -> None:
         self._client = client
         self._alias = alias
         self._user_id = required("user_id", user_id)
         self.page_size = checked_page_size(page_size)
+        self._search_timeout = search_timeout
 
     def list(self, *, after: str | None = None) -> SessionsPage:
         """The first page, or the page after the session id `after` (a page's
@@ -111,6 +113,10 @@ class SessionLister:
         size = self.page_size
         body = sessions_body(user_id=self._user_id, size=size + 1, after=after)
         response = transport.search(
-            self._client, alias=self._alias, body=body, routing=self._user_id
+            self._client,
+            alias=self._alias,
+            body=body,
+            routing=self._user_id,
+            timeout=self._search_timeout,
         )
         return sessions_page(response, size)

@@ -1,6 +1,9 @@
 """The one place recall talks to Elasticsearch: `search` and `msearch`, nothing that writes.
 
-Engine errors that a caller can act on become domain errors with a next step.
+Engine errors that a caller can act on become domain errors with a next step. With a
+`timeout`, every search carries it, so Elasticsearch stops a heavy search there
+instead of running it on for a caller that gave up; a search that ran out of time
+(`timed_out`: some of its hits may be missing) is an error, never a short page.
 """
 
 from typing import Any
@@ -19,22 +22,32 @@ def search(
     body: dict[str, Any],
     routing: str | None,
     filter_path: str | None = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
+    if timeout is not None:
+        body = _with_timeout(body, timeout)
+        filter_path = None if filter_path is None else f"{filter_path},timed_out"
     try:
         response = client.search(index=alias, routing=routing, body=body, filter_path=filter_path)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
     body_out: dict[str, Any] = response.body
+    _check_complete(body_out, timeout)
     return body_out
 
 
 def msearch(
-    client: Elasticsearch, *, alias: str, bodies: list[dict[str, Any]], routing: str | None
+    client: Elasticsearch,
+    *,
+    alias: str,
+    bodies: list[dict[str, Any]],
+    routing: str | None,
+    timeout: float | None = None,
 ) -> list[dict[str, Any]]:
     """Several searches in one round trip; Elasticsearch runs them side by side."""
     searches: list[dict[str, Any]] = []
     for body in bodies:
-        searches += [{}, body]
+        searches += [{}, body if timeout is None else _with_timeout(body, timeout)]
     try:
         response = client.msearch(index=alias, routing=routing, searches=searches)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
@@ -45,7 +58,21 @@ def msearch(
             error = answer["error"]
             kind = error.get("type", "error") if isinstance(error, dict) else str(error)
             raise _refusal(int(answer.get("status", 500)), kind, alias)
+        _check_complete(answer, timeout)
     return answers
+
+
+def _with_timeout(body: dict[str, Any], seconds: float) -> dict[str, Any]:
+    return {**body, "timeout": f"{max(1, round(seconds * 1000))}ms"}
+
+
+def _check_complete(response: dict[str, Any], timeout: float | None) -> None:
+    if response.get("timed_out"):
+        limit = f"its {timeout:g} s" if timeout is not None else "its time"
+        raise ElasticsearchUnavailable(
+            f"The search ran past {limit} limit in Elasticsearch.",
+            hint="Retry in a few seconds, or narrow the search (fewer terms, a later since).",
+        )
 
 
 def _domain_error(err: Exception, alias: str) -> Exception:

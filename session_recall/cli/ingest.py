@@ -1,12 +1,13 @@
 """`session-recall ingest FILE|-`: NDJSON events into Elasticsearch."""
 
 import contextlib
+import functools
 import itertools
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -24,7 +25,13 @@ from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.errors import WriteUnavailable
-from session_recall.indexer.lines import Line, follow_file, read_finished_file, read_stream
+from session_recall.indexer.lines import (
+    DEFAULT_ROTATION_QUIET_S,
+    Line,
+    follow_file,
+    read_finished_file,
+    read_stream,
+)
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 # Enough to see past a byte order mark and leading blank space to the first character.
@@ -38,6 +45,12 @@ ARRAY_PEEK_BYTES = 64
     help="Resume from, and save progress to, this file (a byte offset).",
 )  # fmt: skip
 @click.option("--follow", is_flag=True, help="Keep reading as FILE grows; survives rotation.")
+@click.option(
+    "--rotation-quiet", type=click.FloatRange(0), default=DEFAULT_ROTATION_QUIET_S,
+    show_default=True, envvar="SESSION_RECALL_ROTATION_QUIET", metavar="SECONDS",
+    help="With --follow: after FILE is rotated, read the renamed file until nothing was "
+    "added to it for this long, then go on with the new FILE.",
+)  # fmt: skip
 @click.option(
     "--dead-letter", type=click.Path(dir_okay=False, path_type=Path),
     default=DEFAULT_DEAD_LETTER, show_default=True,
@@ -53,6 +66,7 @@ def ingest_command(
     source: str,
     checkpoint: Path | None,
     follow: bool,
+    rotation_quiet: float,
     dead_letter: Path,
     chunk_size: int | None,
     chunk_bytes: int | None,
@@ -91,7 +105,10 @@ def ingest_command(
     )
     limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
     stop = threading.Event()
-    with _input(source, checkpoint, dead_letter, follow, stop) as (lines, start, total):
+    tail = (
+        functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet) if follow else None
+    )
+    with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         with progress_reporter(total=total, start=start.offset) as report, stopping:
@@ -139,9 +156,13 @@ def _finish(summary: IngestSummary) -> None:
         sys.exit(1)
 
 
+# `follow_file` with its stop event and rotation settings bound: (path, start, rotated).
+Tail = Callable[..., Iterator[Line | Flush]]
+
+
 @contextmanager
 def _input(
-    source: str, checkpoint: Path | None, dead_letter: Path, follow: bool, stop: threading.Event
+    source: str, checkpoint: Path | None, dead_letter: Path, tail: Tail | None
 ) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
     if source == "-":
         peek = getattr(sys.stdin.buffer, "peek", None)
@@ -168,6 +189,9 @@ def _input(
             click.echo(
                 f"{source} was rotated since the checkpoint: finishing {rotated} first.", err=True
             )
+            if tail is not None:  # its writer may still append to it: wait until quiet
+                yield tail(path, start=saved.offset, rotated=rotated), saved, None
+                return
             head = read_finished_file(rotated, start=saved.offset, inode=saved.inode)
             start, offset, total = saved, 0, None  # offsets span two files: no bar total
         else:
@@ -180,8 +204,8 @@ def _input(
             start = Position(offset=offset, inode=stat.st_ino)
         if offset == 0:
             _refuse_json_array(file.read(ARRAY_PEEK_BYTES), source)
-        if follow:
-            yield itertools.chain(head, follow_file(path, start=offset, stop=stop)), start, None
+        if tail is not None:
+            yield tail(path, start=offset), start, None
         else:
             file.seek(offset)
             rest = read_stream(file, start=offset, inode=stat.st_ino)

@@ -1,12 +1,35 @@
 """`session-recall serve`: the HTTP sidecar."""
 
-import copy
 import ipaddress
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.http.limits import ServeLimits, envvar
 from session_recall.indexer import REFRESH_POLICIES, Refresh
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def limit_options(func: F) -> F:
+    """A flag per field of `ServeLimits` (`--write-deadline`), each with its variable
+    (`SESSION_RECALL_WRITE_DEADLINE`), default and help from the model."""
+    for name, field in reversed(ServeLimits.model_fields.items()):
+        kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
+        func = click.option(
+            f"--{name.replace('_', '-')}",
+            name,
+            type=kind,
+            default=field.default,
+            show_default=True,
+            envvar=envvar(name),
+            show_envvar=True,
+            help=field.description,
+        )(func)
+    return func
 
 
 @click.command()
@@ -45,22 +68,34 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
     type=click.Choice(["debug", "info", "warning", "error"]),
     help="The least severe log lines written to stderr (the server's and the app's).",
 )
+@limit_options
 @pass_app
 def serve(
-    app: AppContext, host: str, port: int, token: str | None, refresh: Refresh, log_level: str
+    app: AppContext,
+    host: str,
+    port: int,
+    token: str | None,
+    refresh: Refresh,
+    log_level: str,
+    **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
     endpoints, /healthz, /readyz, and its description at /openapi.json. Bound to
     127.0.0.1 unless told otherwise; starts even when Elasticsearch is down (/readyz
-    says so).
+    says so). Every answer comes within a deadline, and what clients may hold
+    (connections, bodies, events) is bounded: see the options below.
 
     \b
     Example:
       SESSION_RECALL_TOKEN=... session-recall serve --port 8080
     """
-    import uvicorn
-
     from session_recall.http import create_app
+    from session_recall.http.server import run
+
+    try:
+        bounds = ServeLimits(**limits)
+    except ValidationError as err:
+        raise click.UsageError(str(err.errors()[0]["msg"])) from None
 
     if not token and not _is_loopback(host):
         click.echo(
@@ -68,18 +103,8 @@ def serve(
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None, refresh=refresh)
-    # The app's own log lines (a warning from a failed search, a client gone mid-body)
-    # go where uvicorn's go, in its format.
-    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    logs["loggers"]["session_recall"] = {
-        "handlers": ["default"],
-        "level": log_level.upper(),
-        "propagate": False,
-    }
-    uvicorn.run(
-        web, host=host, port=port, log_level=log_level, log_config=logs, server_header=False
-    )
+    web = create_app(app.settings, token=token or None, refresh=refresh, limits=bounds)
+    run(web, host=host, port=port, limits=bounds, log_level=log_level)
 
 
 def _is_loopback(host: str) -> bool:

@@ -27,7 +27,10 @@ from session_recall import __version__
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
+from session_recall.http.bodies import InflightBytes
 from session_recall.http.errors import json_error
+from session_recall.http.lanes import Lanes
+from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
 from session_recall.indexer import Refresh
@@ -35,10 +38,14 @@ from session_recall.indexer import Refresh
 
 @dataclass(frozen=True)
 class Services:
-    """What every route group may use."""
+    """What every route group may use. `client` writes events (from the batcher's own
+    thread); everything else runs in a lane of `lanes`, with a client of its own."""
 
     settings: Settings
     client: Elasticsearch
+    limits: ServeLimits
+    lanes: Lanes
+    bodies: InflightBytes
     # The events endpoint's default; a request's `?refresh=` overrides it.
     refresh: Refresh = "false"
 
@@ -59,9 +66,6 @@ GroupFactory = Callable[[Services], RouteGroup]
 OPENAPI_PATH = "/openapi.json"
 _SEE_DOCUMENT = f"The endpoints and their methods are listed at {OPENAPI_PATH}."
 log = logging.getLogger(__name__)
-# The client's own retries stack on the writer's; one is enough for a server that
-# must answer 503 quickly when Elasticsearch is gone.
-SERVER_CLIENT_RETRIES = 1
 
 
 def default_groups() -> list[GroupFactory]:
@@ -78,19 +82,36 @@ def create_app(
     settings: Settings,
     *,
     client: Elasticsearch | None = None,
+    read_client: Elasticsearch | None = None,
     groups: Sequence[GroupFactory] | None = None,
     token: SecretStr | str | None = None,
     refresh: Refresh = "false",
+    limits: ServeLimits | None = None,
 ) -> Starlette:
-    """The sidecar's app. `client` defaults to one made from `settings` (and closed
-    at shutdown); `token`, when set, is required as `Authorization: Bearer ...` on
-    every path but the probes and the OpenAPI document; `refresh="wait_for"` makes
-    `POST /v1/events` answer once the events are searchable, unless a request says
-    `?refresh=false`."""
+    """The sidecar's app. Without `client`, the writes and each lane get a client of
+    their own, made from `settings` (and closed at shutdown); with one (tests), they
+    share it, and `read_client`, when given, runs the searches. `token`, when set, is
+    required as `Authorization: Bearer ...` on every path but the probes and the
+    OpenAPI document; `refresh="wait_for"` makes `POST /v1/events` answer once the
+    events are searchable, unless a request says `?refresh=false`. `limits` bound
+    what clients may hold and how long anything may take."""
+    limits = limits or ServeLimits()
     owns_client = client is None
     if client is None:
-        client = make_client(settings, max_retries=SERVER_CLIENT_RETRIES)
-    services = Services(settings=settings, client=client, refresh=refresh)
+        # The writer retries within the write deadline; the client's own retries would
+        # multiply it, so it has none, and no request outlives the deadline.
+        client = make_client(settings, max_retries=0, request_timeout=limits.write_deadline)
+    lanes = Lanes.build(
+        settings, limits, shared=None if owns_client else client, read_client=read_client
+    )
+    services = Services(
+        settings=settings,
+        client=client,
+        limits=limits,
+        lanes=lanes,
+        bodies=InflightBytes(limits.max_inflight_bytes),
+        refresh=refresh,
+    )
     built = [factory(services) for factory in (default_groups() if groups is None else groups)]
     document = build_document(
         title="session-recall",
@@ -108,6 +129,7 @@ def create_app(
         async with contextlib.AsyncExitStack() as stack:
             if owns_client:
                 stack.callback(client.close)
+            stack.callback(lanes.close)
             for group in built:
                 if group.lifespan is not None:
                     await stack.enter_async_context(group.lifespan())

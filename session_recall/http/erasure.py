@@ -1,8 +1,8 @@
 """`DELETE` a user, a session of a user, or a contact in an inbox of a user: every
-stored event of the scope is removed, and a tombstone keeps late retries and replays of them (events
-stamped before the erasure) out. The scope's new events are stored as usual."""
+stored event of the scope stamped at or before the instant the request arrived is
+removed, and a tombstone keeps late retries and replays of them out. Events stamped
+after that instant are kept, even those acknowledged while the erasure runs."""
 
-import asyncio
 from typing import Any
 
 from pydantic import ValidationError
@@ -11,11 +11,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
+from session_recall.core.instant import Instant
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
+from session_recall.indexer.deadline import Deadline
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
@@ -27,8 +29,11 @@ ROUTES = {
 
 
 def erasure_group(services: Services) -> RouteGroup:
+    lane, alias = services.lanes.erasures, services.settings.index
+
     def endpoint(make_scope: Any) -> Any:
         async def delete(request: Request) -> Response:
+            requested = Instant.now()  # the rule's instant: before any waiting
             options = read_query(request, NoOptions)
             if isinstance(options, Response):
                 return options
@@ -36,9 +41,11 @@ def erasure_group(services: Services) -> RouteGroup:
                 scope = make_scope(request.path_params)
             except ValidationError as err:
                 return json_error(400, f"Invalid scope: {err.errors()[0]['msg']}")
+            deadline = Deadline.after(lane.deadline)
             try:
-                result = await asyncio.to_thread(
-                    erase, services.client, services.settings.index, scope
+                result = await lane.run(
+                    lambda: erase(lane.client, alias, scope, at=requested, deadline=deadline),
+                    what=f"erase {scope.describe()}",
                 )
             except SessionRecallError as err:
                 return error_response(err)
@@ -58,9 +65,11 @@ def erasure_group(services: Services) -> RouteGroup:
 
 _OPERATION: dict[str, Any] = {
     "summary": "Remove every event of the scope and refuse replays of them",
-    "description": "A tombstone refuses the scope's events stamped at or before the "
-    "erasure (late retries, replays) with the reason `scope erased`; events stamped "
-    "after it are stored.",
+    "description": "Removes the scope's events stamped at or before the instant the "
+    "request arrived (`erased_at` in the answer), whenever they were acknowledged; a "
+    "tombstone then refuses them (late retries, replays) with the reason `scope erased`. "
+    "Events stamped after that instant are kept, even those acknowledged while the "
+    "erasure runs.",
     "responses": {
         "200": {
             "description": "Removed; `removed` counts the events deleted",
@@ -70,8 +79,9 @@ _OPERATION: dict[str, Any] = {
         "401": error_spec("The bearer token is missing or wrong"),
         "500": error_spec("Elasticsearch refused the erasure; the hint says why"),
         "503": error_spec(
-            "Elasticsearch unavailable, the alias not set up, or the erasure not finished; "
-            "retry (erasing is idempotent)"
+            "Elasticsearch unavailable, the alias not set up, or the erasure not finished "
+            "within the write deadline (what it removed stays removed); retry after "
+            "Retry-After (erasing is idempotent)"
         ),
     },
 }

@@ -5,9 +5,11 @@ interval, 1 s).
 200 when every event is stored (indexed or already present); 422 when some were
 refused (the others are stored: see each result), events of an erased scope included
 (reason "scope erased", counted in `erased`: refused on purpose, sending them again
-changes nothing); 503 with Retry-After when Elasticsearch is unavailable, in which
-case none of the request may be taken as stored and the whole request should be sent
-again (creates are idempotent).
+changes nothing); 413 when the body or its number of events is over a limit (the
+message names it; sending it again cannot work); 503 with Retry-After when
+Elasticsearch is unavailable or did not store the events within the write deadline,
+or the sidecar holds as much as it may, in which case none of the request may be
+taken as stored and the whole request should be sent again (creates are idempotent).
 """
 
 import contextlib
@@ -23,7 +25,7 @@ from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.embedders import embedder_for
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.bodies import read_limited
+from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
 from session_recall.http.query import read_query
@@ -46,9 +48,9 @@ from session_recall.indexer.event import Event
 from session_recall.indexer.retry import RetryPolicy
 
 NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl"})
-# A producer gets its 503 within a few seconds rather than hanging on a dead cluster.
+# Short backoffs: every retry must fit in the write deadline, and a producer is better
+# served by a prompt 503 than by a long wait.
 SERVE_RETRY = RetryPolicy(max_attempts=4, initial_backoff=0.2, max_backoff=1.0)
-MAX_BODY_BYTES = 20 * 1024 * 1024
 
 
 class EventsResponse(BaseModel):
@@ -78,15 +80,18 @@ def events_group(
     *,
     batching: BatchingOptions | None = None,
     writer_options: WriterOptions | None = None,
-    limits: EventLimits | None = None,
-    max_body_bytes: int = MAX_BODY_BYTES,
+    event_limits: EventLimits | None = None,
 ) -> RouteGroup:
+    limits = services.limits
     options = writer_options or WriterOptions(retry=SERVE_RETRY)
     writer = Writer(
         services.client,
         services.settings.index,
         options=options,
         embedder=embedder_for(services.settings),
+    )
+    batching = batching or BatchingOptions(
+        max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
     batcher = Batcher(writer, batching)
 
@@ -100,27 +105,41 @@ def events_group(
         if isinstance(options, Response):
             return options
         refresh = options.refresh or services.refresh
-        body = await read_limited(request, max_body_bytes)
-        if body is None:
-            return json_error(
-                413, f"The body is over {max_body_bytes} bytes.", "Send fewer events per request."
-            )
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind in NDJSON_TYPES:
-            items = [p for line in body.split(b"\n") if (p := parse_line(line, limits)) is not None]
-        elif kind == "application/json":
-            try:
-                value = strict_json.loads(body)
-            except strict_json.InvalidJson as err:
-                return json_error(400, f"The body is not valid JSON: {err}.")
-            values = value if isinstance(value, list) else [value]
-            items = [parse_object(v, limits) for v in values]
-        else:
+        if kind not in NDJSON_TYPES and kind != "application/json":
             return json_error(
                 415,
                 f"Unsupported content type {kind!r}.",
                 "Use application/json or application/x-ndjson.",
             )
+        try:
+            async with read_body(
+                request,
+                limit=limits.max_body_bytes,
+                budget=services.bodies,
+                timeout=limits.body_timeout,
+                room_wait=limits.write_deadline,
+                smaller="Send fewer events per request.",
+            ) as body:
+                return await store(body, ndjson=kind in NDJSON_TYPES, refresh=refresh)
+        except BodyRefused as refused:
+            return refused.response()
+
+    async def store(body: bytes, *, ndjson: bool, refresh: Refresh) -> Response:
+        if ndjson:
+            lines = [line for line in body.split(b"\n") if line.strip()]
+            if len(lines) > limits.max_events_per_request:
+                return _too_many(len(lines), limits.max_events_per_request)
+            items = [p for line in lines if (p := parse_line(line, event_limits)) is not None]
+        else:
+            try:
+                value = strict_json.loads(body)
+            except strict_json.InvalidJson as err:
+                return json_error(400, f"The body is not valid JSON: {err}.")
+            values = value if isinstance(value, list) else [value]
+            if len(values) > limits.max_events_per_request:
+                return _too_many(len(values), limits.max_events_per_request)
+            items = [parse_object(v, event_limits) for v in values]
         if not items:
             return json_error(400, "The body holds no event.")
         try:
@@ -167,12 +186,17 @@ def events_group(
                     "200": _json("Every event is stored", EventsResponse),
                     "400": error_spec("The body cannot be read, or holds no event"),
                     "401": error_spec("The bearer token is missing or wrong"),
-                    "413": error_spec("The body is too large; send fewer events per request"),
+                    "408": error_spec("The body did not arrive within the body timeout"),
+                    "413": error_spec(
+                        "The body is over the size limit, or holds more events than one "
+                        "request may; nothing was stored; the error names the limit"
+                    ),
                     "415": error_spec("Not application/json nor application/x-ndjson"),
                     "422": _json("Some events were refused; the others are stored", EventsResponse),
                     "503": error_spec(
-                        "Elasticsearch unavailable, or the alias not set up; retry after "
-                        "Retry-After (creates are idempotent)"
+                        "Elasticsearch unavailable or not done within the write deadline, "
+                        "the alias not set up, or the sidecar full; retry after Retry-After "
+                        "(creates are idempotent)"
                     ),
                 },
             }
@@ -198,6 +222,16 @@ def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
     )
     status = 422 if response.rejected else 200
     return JSONResponse(response.model_dump(mode="json", exclude_none=True), status_code=status)
+
+
+def _too_many(count: int, limit: int) -> JSONResponse:
+    return json_error(
+        413,
+        f"The request holds {count} events, over the limit of {limit} per request; "
+        "none was stored.",
+        f"Send at most {limit} events per request (SESSION_RECALL_MAX_EVENTS_PER_REQUEST "
+        "sets the limit).",
+    )
 
 
 def _refused(item: Rejected) -> EventResult:

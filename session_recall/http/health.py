@@ -1,21 +1,18 @@
 """Probes: `/healthz` says the process serves; `/readyz` says it can store events
-(Elasticsearch answers and the alias exists)."""
-
-import asyncio
+(Elasticsearch answers and the alias exists). `/readyz` runs in a lane of its own
+(`lanes.probes`): busy searches or writes never make it late."""
 
 from elasticsearch import ApiError, TransportError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from session_recall.core.errors import ElasticsearchUnavailable
 from session_recall.http.app import RouteGroup, Services
-
-# A probe must answer before the orchestrator's own timeout, typically 1 to 5 s.
-PROBE_TIMEOUT_S = 2
 
 
 def health_group(services: Services) -> RouteGroup:
-    client = services.client.options(request_timeout=PROBE_TIMEOUT_S, max_retries=0)
+    lane = services.lanes.probes
     alias = services.settings.index
 
     async def healthz(_request: Request) -> JSONResponse:
@@ -23,9 +20,14 @@ def health_group(services: Services) -> RouteGroup:
 
     async def readyz(_request: Request) -> JSONResponse:
         try:
-            exists = await asyncio.to_thread(lambda: bool(client.indices.exists_alias(name=alias)))
+            exists = await lane.run(
+                lambda: bool(lane.client.indices.exists_alias(name=alias)), what="answer"
+            )
         except (ApiError, TransportError) as err:
             reason = f"Elasticsearch does not answer: {type(err).__name__}"
+            return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        except ElasticsearchUnavailable as err:  # the probe's deadline passed
+            reason = err.message
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         if not exists:
             reason = f"alias {alias!r} is missing; run `session-recall setup`"

@@ -7,7 +7,6 @@ Both answer a typed page (JSON), paged in the engine: `next_after` and `next_cur
 ask for the next page.
 """
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -48,7 +47,11 @@ Read = Callable[[Searchers, dict[str, str], Any], BaseModel]
 
 
 def reads_group(services: Services) -> RouteGroup:
-    searchers = searchers_for(services.client, services.settings)
+    # In the reads lane, as recall: never in the way of writes, answered in time.
+    lane = services.lanes.reads
+    searchers = searchers_for(
+        lane.client, services.settings, search_timeout=services.limits.read_deadline
+    )
 
     def endpoint(
         options_model: type[BaseModel], read: Read
@@ -59,7 +62,9 @@ def reads_group(services: Services) -> RouteGroup:
                 return options
             params = dict(request.path_params)
             try:
-                page = await asyncio.to_thread(read, searchers, params, options)
+                page = await lane.run(
+                    lambda: read(searchers, params, options), what="answer the read"
+                )
             except SessionRecallError as err:  # a bad page size or cursor is the caller's
                 return error_response(err)
             return Response(page.model_dump_json(), media_type="application/json")

@@ -12,7 +12,6 @@ them. The answer is the tool output a model reads (`text/plain`), or with
     POST /v1/users/{user}/tools/memory_search?mode=keyword|semantic|hybrid
 """
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,7 +25,7 @@ from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
-from session_recall.http.bodies import read_limited
+from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.query import read_query
@@ -144,7 +143,10 @@ def _cross_conversation(
 
 
 def recall_group(services: Services) -> RouteGroup:
-    searchers = searchers_for(services.client, services.settings)
+    lane, limits = services.lanes.reads, services.limits
+    # Elasticsearch stops a search at the read deadline too, rather than running on
+    # for a caller that was answered 503.
+    searchers = searchers_for(lane.client, services.settings, search_timeout=limits.read_deadline)
 
     def endpoint(spec: Endpoint) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
@@ -158,11 +160,18 @@ def recall_group(services: Services) -> RouteGroup:
                     f"Unsupported content type {kind!r}.",
                     "Send the tool arguments as application/json.",
                 )
-            body = await read_limited(request, MAX_BODY_BYTES)
-            if body is None:
-                return json_error(413, f"The body is over {MAX_BODY_BYTES} bytes.")
             try:
-                arguments = strict_json.loads(body or b"null")
+                async with read_body(
+                    request,
+                    limit=MAX_BODY_BYTES,
+                    budget=services.bodies,
+                    timeout=limits.body_timeout,
+                    room_wait=limits.read_deadline,
+                    smaller="Send only the tool arguments.",
+                ) as body:
+                    arguments = strict_json.loads(body or b"null")
+            except BodyRefused as refused:
+                return refused.response()
             except strict_json.InvalidJson as err:
                 return json_error(400, f"The body is not valid JSON: {err}.")
             try:
@@ -173,7 +182,9 @@ def recall_group(services: Services) -> RouteGroup:
                 if not isinstance(arguments, dict):
                     raise ToolArgumentError("The body must be a JSON object of tool arguments.")
                 cursor = getattr(options, "cursor", None)  # the paged tools' only
-                page = await asyncio.to_thread(tool.run, arguments, cursor=cursor)
+                page = await lane.run(
+                    lambda: tool.run(arguments, cursor=cursor), what="answer the search"
+                )
             except SessionRecallError as err:
                 return _failed(options, err)
             if options.format == "page":
@@ -239,8 +250,8 @@ def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
                 },
                 "500": error_spec("Elasticsearch refused the search; the hint says why."),
                 "503": error_spec(
-                    "Elasticsearch is unavailable, or the alias is not set up; retry after "
-                    "Retry-After."
+                    "Elasticsearch is unavailable or did not answer within the read "
+                    "deadline, or the alias is not set up; retry after Retry-After."
                 ),
             },
         }

@@ -2,7 +2,8 @@
 
 Each node has a name and a folder of its own (config, data, logs, state), so a test
 can run a dedicated node, with a tiny write queue say, beside the shared one. The
-node runs in its own process group, which `stop` ends as a whole.
+node runs in its own process group, which `stop` ends as a whole. It keeps its ports
+across restarts, crashes included (`ports`), so its URL stays valid.
 """
 
 import json
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.node import account, distribution
+from session_recall.node import account, distribution, ports
 from session_recall.node.jdk import find_java_home
 from session_recall.pins import elasticsearch_version
 
@@ -30,8 +31,8 @@ STOP_TIMEOUT_S = 60.0
 BASE_SETTINGS: Mapping[str, str] = {
     "discovery.type": "single-node",
     "network.host": "127.0.0.1",
-    "http.port": "0",
-    "transport.port": "0",
+    "http.port": ports.DEFAULT_RANGES["http"],
+    "transport.port": ports.DEFAULT_RANGES["transport"],
     "node.portsfile": "true",
     "xpack.security.enabled": "false",
     "cluster.routing.allocation.disk.threshold_enabled": "false",
@@ -144,10 +145,15 @@ class LocalNode:
         java_home = self._java_home(find_java_home())
         self._prepare_node_dir(es_home)
 
-        ports_file = self.node_dir / "logs" / "http.ports"
-        ports_file.unlink(missing_ok=True)
+        logs = self.node_dir / "logs"
+        ports_file = logs / "http.ports"
+        for kind in ports.KINDS:
+            (logs / f"{kind}.ports").unlink(missing_ok=True)
+        settings = ports.pinned_settings(
+            self.node_dir, self.settings, name=self.name, on_step=on_step
+        )
         command = [str(es_home / "bin" / "elasticsearch"), "--quiet"]
-        for key, value in self.settings.items():
+        for key, value in settings.items():
             command.append(f"-E{key}={value}")
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -190,6 +196,7 @@ class LocalNode:
         if not wait_until(lambda: up() and _http_ok(url, health), timeout=timeout):
             self._kill_group(pgid)
             raise SessionRecallError(f"Elasticsearch at {url} never reported a healthy cluster.")
+        ports.save(self.node_dir, ports.listened(logs))
         info = NodeInfo(name=self.name, url=url, pgid=pgid, version=self.version)
         self._state_file.write_text(json.dumps(info.__dict__), encoding="utf-8")
         return info

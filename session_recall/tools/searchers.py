@@ -7,10 +7,14 @@ from session_recall.embedders import embedder_for
 from session_recall.recall import Searchers
 
 
-def searchers_for(client: Elasticsearch, settings: Settings) -> Searchers:
+def searchers_for(
+    client: Elasticsearch, settings: Settings, *, search_timeout: float | None = None
+) -> Searchers:
+    """`search_timeout`: seconds Elasticsearch may spend on each search; None: no limit."""
     return Searchers(
         client=client,
         alias=settings.index,
         cursor_key=settings.signing_key(),
         embedder=embedder_for(settings),
+        search_timeout=search_timeout,
     )

@@ -119,25 +119,25 @@ def test_after_an_erasure_replays_are_refused_and_new_events_stored(
     assert not dead.exists()
 
 
-def test_an_erased_event_stamped_after_the_erasure_stays_out_on_replay(
+def test_an_event_stamped_after_the_erasure_instant_is_kept_even_if_stored_before(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
-    # A producer clock ahead of this one: the event is erased, so its replay must not
-    # pass for a new event; the tombstone is raised to cover it.
+    # A producer clock ahead of this one: the rule is the instant of the request, so
+    # the event counts as new and is kept (the README tells to erase again later).
     ahead = event(1, timestamp="2030-01-01T00:00:00Z")
     source = write_ndjson(tmp_path / "events.ndjson", [event(0), ahead])
     dead = str(tmp_path / "dead.ndjson")
     assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)[0] == 0
     assert _cli(es_url, alias, "delete", "--user", "alice") == (
         0,
-        "Removed 2 events of user 'alice'.\n",
+        "Removed 1 event of user 'alice'.\n",
     )
 
     code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)
 
     assert code == 0, output
-    assert "indexed 0, already present 0, rejected 2 (2 of an erased scope)" in output
-    assert stored(es, alias, user_id="alice") == 0
+    assert "indexed 0, already present 1, rejected 1 (1 of an erased scope)" in output
+    assert stored(es, alias, user_id="alice") == 1
 
 
 def test_a_tombstone_only_moves_forward(es: Elasticsearch, alias: str):

@@ -4,6 +4,8 @@ The node starts once, through the CLI and with an extra setting. The tests follo
 life in file order, the last one stops it; run alone, a test starts it again first.
 """
 
+import os
+import signal
 import uuid
 from collections.abc import Iterator
 
@@ -12,7 +14,7 @@ from click.testing import CliRunner, Result
 from elasticsearch import Elasticsearch
 
 from session_recall.cli import main
-from session_recall.node import LocalNode, NodeInfo
+from session_recall.node import LocalNode, NodeInfo, wait_until
 from session_recall.node.local_node import group_members
 from tests.support.elasticsearch import DedicatedNodes, home_for_tests
 
@@ -82,6 +84,20 @@ def test_starting_a_running_node_again_reuses_it(node: LocalNode, running: NodeI
     assert from_the_cli.exit_code == 0, from_the_cli.output
     assert from_the_cli.output.strip().splitlines()[-1] == running.url
     assert group_members(running.pgid) == members, "a second start must not spawn processes"
+
+
+def test_a_node_killed_and_started_again_keeps_its_url(node: LocalNode, running: NodeInfo):
+    os.killpg(running.pgid, signal.SIGKILL)  # a crash: no clean shutdown, state left behind
+    assert wait_until(lambda: group_members(running.pgid) == [], timeout=60)
+    assert node.status() is None
+
+    again = node.start()
+
+    assert again.pgid != running.pgid
+    assert again.url == running.url, "a configured ELASTICSEARCH_URL would no longer reach it"
+    client = Elasticsearch(again.url)
+    assert client.cluster.health()["status"] in ("green", "yellow")
+    client.close()
 
 
 # Last: it stops the module's node.

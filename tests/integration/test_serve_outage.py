@@ -4,8 +4,6 @@ during the outage, and every event ever answered 2xx is stored."""
 import itertools
 import logging
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from session_recall.node import wait_until
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event, stored
-from tests.support.network import free_port
+from tests.support.serve import ready, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -77,38 +75,29 @@ class _Producers:
 def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
     dedicated_nodes: DedicatedNodes, tmp_path: Path
 ):
-    # A fixed HTTP port, so the restarted node (same name, same data) has the same URL.
-    node = dedicated_nodes.node("serve", **{"http.port": str(free_port())})
+    # The restarted node (same name, same data) listens on the same port again.
+    node = dedicated_nodes.node("serve")
     url = node.start().url
     es = make_client(Settings(ELASTICSEARCH_URL=url))
     install(es, ALIAS)
-    port = free_port()
-    serve = subprocess.Popen(
-        [sys.executable, "-c", "from session_recall.cli import main; main()",
-         "--es-url", url, "--index", ALIAS, "--home", str(tmp_path),
-         "serve", "--port", str(port), "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        assert wait_until(lambda: _ready(base), timeout=60), "serve did not become ready"
-        with _Producers(base) as producers:
-            assert wait_until(lambda: producers.count(2) >= 20, timeout=60)
+    with (
+        serving(es_url=url, alias=ALIAS, folder=tmp_path) as served,
+        _Producers(served.url) as producers,
+    ):
+        assert wait_until(lambda: producers.count(2) >= 20, timeout=60)
 
-            node.stop()
-            down = producers.mark()
-            assert wait_until(lambda: producers.count(5, since=down) >= 3, timeout=120)
-            assert not _ready(base)
+        node.stop()
+        down = producers.mark()
+        assert wait_until(lambda: producers.count(5, since=down) >= 3, timeout=120)
+        assert not ready(served.url)
 
-            node.start()
-            up = producers.mark()
-            assert wait_until(lambda: producers.count(2, since=up) >= 20, timeout=180)
-    finally:
-        serve.terminate()
-        output = serve.communicate(timeout=60)[0].decode()
+        node.start()
+        up = producers.mark()
+        assert wait_until(lambda: producers.count(2, since=up) >= 20, timeout=180)
+    output = served.log_text()
 
     # uvicorn re-raises the SIGTERM it handled once it has shut down cleanly.
-    assert serve.returncode in (0, -signal.SIGTERM), output
+    assert served.process.returncode in (0, -signal.SIGTERM), output
     assert "Traceback" not in output, output
     answers = producers.answers
     statuses = [s for s, _, _ in answers]
@@ -123,10 +112,3 @@ def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
     found = es.count(index=ALIAS, query={"terms": {"event_id": acknowledged}})["count"]
     assert found == len(acknowledged), "an event answered 2xx is missing"
     es.close()
-
-
-def _ready(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/readyz", timeout=5).status_code == 200
-    except httpx.TransportError:
-        return False

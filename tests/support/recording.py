@@ -23,9 +23,13 @@ class RecordingClient:
 
     def __getattr__(self, name: str) -> Any:
         path = f"{self._path}.{name}" if self._path else name
-        if self._target is None:
-            if name == "options":  # a copy with other transport options, not a request
+        if name == "options":  # a copy with other transport options, not a request
+            if self._target is None:
                 return lambda **_options: self
+            return lambda **options: RecordingClient(
+                self._target.options(**options), self.calls, self._path
+            )
+        if self._target is None:
             return RecordingClient(None, self.calls, path)  # a method, or a namespace
         attr = getattr(self._target, name)
         if not callable(attr):  # a namespace: client.indices, client.cluster, ...

@@ -3,7 +3,7 @@
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,8 @@ from tests.support.network import free_port
 class Served:
     url: str
     log: Path
+    port: int
+    process: subprocess.Popen[bytes]
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -30,28 +32,45 @@ def _answers(url: str) -> bool:
         return False
 
 
+def ready(url: str) -> bool:
+    """/readyz says 200: Elasticsearch answers and the alias is set up."""
+    try:
+        return httpx.get(f"{url}/readyz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 @contextmanager
 def serving(
-    *, es_url: str, alias: str, token: str, folder: Path, log_level: str = "warning"
+    *,
+    es_url: str,
+    alias: str,
+    folder: Path,
+    token: str | None = None,
+    log_level: str = "warning",
+    env: Mapping[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[Served]:
-    """Serve `alias` on a free port, state and log under `folder`; answers on /healthz
-    when this yields, stopped with SIGTERM afterwards."""
-    env = {
+    """Serve `alias` on a free port, state and log under `folder`, with `env` added to
+    the environment (limits, say); answers on /healthz when this yields, stopped with
+    SIGTERM afterwards."""
+    settings = {
         "ELASTICSEARCH_URL": es_url,
         "SESSION_RECALL_INDEX": alias,
         "SESSION_RECALL_HOME": str(folder / "home"),
-        "SESSION_RECALL_TOKEN": token,
+        **({"SESSION_RECALL_TOKEN": token} if token else {}),
     }
     port = free_port()
     log = folder / "serve.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
             ["session-recall", "serve", "--port", str(port), "--log-level", log_level],
-            env={**os.environ, **env},
+            env={**os.environ, **settings, **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=sink,
+            preexec_fn=preexec_fn,
         )
-    served = Served(f"http://127.0.0.1:{port}", log)
+    served = Served(f"http://127.0.0.1:{port}", log, port, process)
     try:
         assert wait_until(lambda: process.poll() is None and _answers(served.url), timeout=60), (
             served.log_text()
@@ -59,4 +78,4 @@ def serving(
         yield served
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+        process.wait(timeout=60)

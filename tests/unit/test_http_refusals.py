@@ -2,7 +2,6 @@
 paths and query parameters, each in the one error shape `{"error", "hint"?}` with no
 null field. The app's client records every call, and nothing answers it."""
 
-import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from starlette.testclient import TestClient
 from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.http.events import events_group
+from session_recall.http.limits import ServeLimits
 from tests.support.ndjson import event
 from tests.support.recording import RecordingClient
 from tests.support.samples import THOUGHT
@@ -57,8 +57,9 @@ def web(settings: Settings, client: RecordingClient) -> Iterator[TestClient]:
 def test_unusable_bodies_are_refused_whole(
     settings: Settings, client: RecordingClient, content, content_type, status
 ):
-    groups = [functools.partial(events_group, max_body_bytes=1_000)]
-    with TestClient(create_app(settings, client=client, groups=groups)) as web:  # type: ignore[arg-type]
+    groups, limits = [events_group], ServeLimits(max_body_bytes=1_024)
+    app = create_app(settings, client=client, groups=groups, limits=limits)  # type: ignore[arg-type]
+    with TestClient(app) as web:
         response = web.post("/v1/events", content=content, headers={"content-type": content_type})
     assert response.status_code == status, response.text
     assert response.json()["error"]

@@ -47,8 +47,8 @@ def test_an_overlong_line_is_skipped_but_still_counted():
     assert out[-1].end == len(data)
 
 
-def _collect(path: Path, stop: threading.Event, sink: list) -> None:
-    for item in follow_file(path, start=0, stop=stop, poll_interval=0.01):
+def _collect(path: Path, stop: threading.Event, sink: list, quiet: float = 0.0) -> None:
+    for item in follow_file(path, start=0, stop=stop, poll_interval=0.01, rotation_quiet=quiet):
         sink.append(item)
 
 
@@ -89,3 +89,55 @@ def test_follow_reads_across_rotation_and_truncation(tmp_path: Path):
         stop.set()
         reader.join(timeout=10)
     assert not reader.is_alive()
+
+
+def _lines(sink: list) -> list[Line]:
+    return [item for item in sink if isinstance(item, Line)]
+
+
+def test_after_a_create_rotation_the_renamed_file_is_followed_while_its_writer_appends(
+    tmp_path: Path,
+):
+    # logrotate's `create`: renamed, a new file at once, the writer still on the old one.
+    path, rotated = tmp_path / "events.ndjson", tmp_path / "events.ndjson.1"
+    path.write_bytes(b"a1\n")
+    stop, sink = threading.Event(), []
+    reader = threading.Thread(target=_collect, args=(path, stop, sink, 60.0))
+    reader.start()
+    try:
+        assert wait_until(lambda: _data(sink) == [b"a1"], timeout=10)
+        path.rename(rotated)
+        path.write_bytes(b"b1\n")
+        for line in (b"a2", b"a3"):  # the second long after the rotation could be seen
+            with rotated.open("ab") as old:
+                old.write(line + b"\n")
+            assert wait_until(lambda line=line: _data(sink)[-1:] == [line], timeout=10), (
+                f"{line!r}, appended to the renamed file, was never read"
+            )
+        assert b"b1" not in _data(sink), "the new file was read before the old one went quiet"
+    finally:
+        stop.set()
+        reader.join(timeout=10)
+    assert not reader.is_alive()
+
+
+def test_the_new_file_is_read_once_the_renamed_one_has_been_quiet(tmp_path: Path):
+    path, rotated = tmp_path / "events.ndjson", tmp_path / "events.ndjson.1"
+    path.write_bytes(b"a1\n")
+    stop, sink = threading.Event(), []
+    reader = threading.Thread(target=_collect, args=(path, stop, sink, 0.2))
+    reader.start()
+    try:
+        assert wait_until(lambda: _data(sink) == [b"a1"], timeout=10)
+        path.rename(rotated)
+        path.write_bytes(b"b1\n")
+        with rotated.open("ab") as old:
+            old.write(b"a2\na3-unfinished")
+        assert wait_until(lambda: _data(sink)[-1:] == [b"b1"], timeout=10)
+    finally:
+        stop.set()
+        reader.join(timeout=10)
+    assert _data(sink) == [b"a1", b"a2", b"a3-unfinished", b"b1"]
+    inodes = [line.inode for line in _lines(sink)]
+    assert inodes[:3] == [rotated.stat().st_ino] * 3
+    assert inodes[3] == path.stat().st_ino

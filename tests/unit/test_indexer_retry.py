@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_recall.indexer import RetryPolicy, WriteUnavailable
+from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.retry import call_with_retries, is_retryable
 
 
@@ -52,3 +53,29 @@ def test_retries_stop_at_the_bound_with_an_actionable_error():
             down, policy=RetryPolicy(max_attempts=2), what="read", sleep=lambda _: None
         )
     assert raised.value.hint
+
+
+def test_retries_stop_when_the_deadline_leaves_no_time_for_another_attempt():
+    calls, waits = [], []
+
+    def down() -> None:
+        calls.append(1)
+        raise ESConnectionError("down")
+
+    # Backoffs of 30 s or more; 10 s left: one attempt, then no waiting past the deadline.
+    policy = RetryPolicy(max_attempts=10, initial_backoff=60, max_backoff=60)
+    with pytest.raises(WriteUnavailable, match="within the 10 s deadline") as raised:
+        call_with_retries(
+            down, policy=policy, what="read", sleep=waits.append, deadline=Deadline.after(10)
+        )
+    assert (len(calls), waits) == (1, [])
+    assert "ConnectionError" in raised.value.message
+    assert "send the same request again" in (raised.value.hint or "")
+
+
+def test_nothing_is_sent_once_the_deadline_has_passed():
+    def never() -> None:
+        raise AssertionError("called after the deadline")
+
+    with pytest.raises(WriteUnavailable, match=r"within the 0\.01 s deadline"):
+        call_with_retries(never, policy=RetryPolicy(), what="read", deadline=Deadline(0.01, at=0.0))

@@ -1,0 +1,95 @@
+"""What `serve` bounds, and by how much.
+
+Every field is a `serve` flag and a `SESSION_RECALL_*` variable of the same name
+(`--write-deadline`, `SESSION_RECALL_WRITE_DEADLINE`): the command line is built from
+this model, so a limit cannot exist in one place and not the other.
+"""
+
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+MIB = 1024 * 1024
+
+
+class ServeLimits(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    write_deadline: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds within which POST /v1/events and the DELETE endpoints answer; "
+        "past it, 503 with Retry-After, retries included.",
+    )
+    read_deadline: float = Field(
+        default=5.0,
+        gt=0,
+        description="Seconds within which a recall answers (Elasticsearch stops the search "
+        "there too); past it, 503 with Retry-After.",
+    )
+    max_concurrent_reads: int = Field(
+        default=4,
+        ge=1,
+        description="Recall searches run at once; more wait their turn, within their deadline. "
+        "Writes never wait for them.",
+    )
+    max_events_per_request: int = Field(
+        default=10_000, ge=1, description="Events in one POST /v1/events; more: 413."
+    )
+    max_pending_events: int = Field(
+        default=100_000,
+        ge=1,
+        description="Events accepted and not yet written; past it, 503 with Retry-After.",
+    )
+    max_body_bytes: int = Field(
+        default=20 * MIB, ge=1024, description="Bytes of one request body; more: 413."
+    )
+    max_inflight_bytes: int = Field(
+        default=64 * MIB,
+        ge=1024,
+        description="Bytes of request bodies held at once, across all requests; a body "
+        "that finds no room in time gets 503 with Retry-After.",
+    )
+    body_timeout: float = Field(
+        default=30.0, gt=0, description="Seconds to receive a whole request body; past it, 408."
+    )
+    header_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds a connection may take to send a request's headers; past it, "
+        "it is closed.",
+    )
+    idle_timeout: int = Field(
+        default=5, ge=1, description="Seconds an idle keep-alive connection stays open."
+    )
+    max_connections: int = Field(
+        default=512,
+        ge=1,
+        description="Open connections; one more gets 503 and is closed at once.",
+    )
+    log_limit: int = Field(
+        default=10,
+        ge=1,
+        description="Warnings and errors of one kind logged per minute; the rest are counted, "
+        "and the count is logged.",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.max_events_per_request > self.max_pending_events:
+            raise ValueError(
+                f"max_events_per_request ({self.max_events_per_request}) must not exceed "
+                f"max_pending_events ({self.max_pending_events}): such a request could never "
+                "be taken"
+            )
+        if self.max_body_bytes > self.max_inflight_bytes:
+            raise ValueError(
+                f"max_body_bytes ({self.max_body_bytes}) must not exceed max_inflight_bytes "
+                f"({self.max_inflight_bytes}): such a body could never be read"
+            )
+        return self
+
+
+def envvar(field: str) -> str:
+    """The environment variable of a limit: `SESSION_RECALL_` and its name."""
+    return f"SESSION_RECALL_{field.upper()}"

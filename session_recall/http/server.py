@@ -1,0 +1,160 @@
+"""Serving the app with uvicorn, bounded against slow and numerous clients.
+
+- a connection must send a request's headers within `header_timeout` (from its
+  opening, or from the end of its previous response), else it is closed: uvicorn
+  has an idle timeout between requests, none for a client that sends nothing or
+  trickles its headers;
+- an idle keep-alive connection is closed after `idle_timeout` (uvicorn's own);
+- past `max_connections`, a new connection gets 503 and is closed at once, and the
+  open-files limit is raised to fit them, so accepting never fails with "Too many
+  open files" (the body timeout and the bytes held are the app's: `bodies`);
+- warnings and errors are rate-limited (`log_limit`).
+"""
+
+import asyncio
+import copy
+import resource
+import sys
+from typing import Any
+
+import orjson
+import uvicorn
+from starlette.applications import Starlette
+from uvicorn.config import LOGGING_CONFIG
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from session_recall.error_policy import RETRY_AFTER_S
+from session_recall.http.limits import ServeLimits
+from session_recall.http.log_limit import RateLimit
+
+# Descriptors besides client connections: Elasticsearch connections of every lane,
+# logs, the event loop's own.
+FD_RESERVE = 64
+# Connections accepted in one go before any is looked at (asyncio accepts up to the
+# listen backlog at a time): a connection past the cap holds a descriptor until then.
+ACCEPT_BACKLOG = 64
+
+
+def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level: str) -> None:
+    connections = fit_open_files(limits.max_connections)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        log_config=log_config(limits.log_limit, log_level),
+        server_header=False,
+        http=bounded_protocol(header_timeout=limits.header_timeout, max_connections=connections),
+        timeout_keep_alive=limits.idle_timeout,
+        backlog=ACCEPT_BACKLOG,
+    )
+    uvicorn.Server(config).run()
+
+
+def bounded_protocol(*, header_timeout: float, max_connections: int) -> type[asyncio.Protocol]:
+    full = _raw_response(
+        503,
+        {
+            "error": f"The sidecar has {max_connections} open connections, its limit.",
+            "hint": "Retry after Retry-After; reuse connections rather than opening many.",
+        },
+        retry_after=RETRY_AFTER_S,
+    )
+    late = _raw_response(
+        408, {"error": f"No complete request headers within {header_timeout:g} s."}
+    )
+
+    class Bounded(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            if len(self.connections) > max_connections:
+                self.transport.write(full)
+                self.transport.close()
+                return
+            self._await_headers()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._await_headers()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+        def _await_headers(self) -> None:
+            self._cancel_header_timer()
+            self._header_timer = self.loop.call_later(
+                header_timeout, self._headers_late, self.cycle
+            )
+
+        def _cancel_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_late(self, armed: object) -> None:
+            waiting = self.cycle is armed and (self.cycle is None or self.cycle.response_complete)
+            if waiting and not self.transport.is_closing():
+                self.transport.write(late)
+                self.transport.close()
+
+    return Bounded
+
+
+def fit_open_files(max_connections: int) -> int:
+    """Raise the soft open-files limit so `max_connections` fit beside the reserves;
+    when the hard limit is too low for that, fewer connections, said on stderr."""
+    reserve = FD_RESERVE + ACCEPT_BACKLOG
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = max_connections + reserve
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return max_connections
+    fitted = max(1, soft - reserve)
+    print(
+        f"Warning: the open-files limit ({soft}) leaves room for {fitted} connections, not "
+        f"{max_connections}; serving at most {fitted}. Raise it with `ulimit -n`.",
+        file=sys.stderr,
+    )
+    return fitted
+
+
+def log_config(per_kind: int, level: str) -> dict[str, Any]:
+    """uvicorn's logging, every handler rate-limited; the app's own lines (a warning
+    from a failed search, a client gone mid-body) at `level`, and everything else
+    (asyncio's errors) at WARNING, all where uvicorn's go, in its format."""
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"rate_limit": {"()": RateLimit, "per_kind": per_kind}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["rate_limit"]
+    config["loggers"]["session_recall"] = {
+        "handlers": ["default"],
+        "level": level.upper(),
+        "propagate": False,
+    }
+    config["root"] = {"handlers": ["default"], "level": "WARNING"}
+    return config
+
+
+def _raw_response(status: int, body: dict[str, str], *, retry_after: int | None = None) -> bytes:
+    """A whole response, for a connection answered outside any request."""
+    content = orjson.dumps(body)
+    phrase = {408: "Request Timeout", 503: "Service Unavailable"}[status]
+    head = [
+        f"HTTP/1.1 {status} {phrase}",
+        "content-type: application/json",
+        f"content-length: {len(content)}",
+        "connection: close",
+    ]
+    if retry_after is not None:
+        head.append(f"retry-after: {retry_after}")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + content

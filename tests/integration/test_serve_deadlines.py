@@ -1,0 +1,83 @@
+"""A hung node (SIGSTOP) holds no caller past its deadline: events, recall, erasure
+and /readyz each get their 503 in bounded time, and the sidecar serves again as soon
+as the node does."""
+
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.http import create_app
+from session_recall.http.limits import ServeLimits
+from session_recall.node import wait_until
+from session_recall.templates import install
+from tests.support.elasticsearch import DedicatedNodes
+from tests.support.ndjson import event
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ALIAS = "frozen"
+WRITE_DEADLINE, READ_DEADLINE = 3.0, 2.0
+# Generous: the deadline is the behaviour under test, a loaded machine is not. Before
+# deadlines, an event took minutes to be answered, a recall a minute.
+SLACK_S = 15.0
+
+
+def _timed(call: Callable[[], httpx.Response]) -> tuple[httpx.Response, float]:
+    start = time.monotonic()
+    response = call()
+    return response, time.monotonic() - start
+
+
+def test_a_frozen_node_gets_every_caller_a_503_within_its_deadline(
+    dedicated_nodes: DedicatedNodes, tmp_path: Path
+):
+    info = dedicated_nodes.start("frozen")
+    es = make_client(Settings(ELASTICSEARCH_URL=info.url))
+    install(es, ALIAS)
+    es.close()
+    settings = Settings(
+        ELASTICSEARCH_URL=info.url, SESSION_RECALL_INDEX=ALIAS, SESSION_RECALL_HOME=tmp_path
+    )
+    limits = ServeLimits(write_deadline=WRITE_DEADLINE, read_deadline=READ_DEADLINE)
+    recall = "/v1/users/alice/tools/cross_session_search"
+    search = {"innerThought": "...", "query": "weather"}
+    with TestClient(create_app(settings, limits=limits)) as web:
+        assert web.post("/v1/events", json=event(0)).status_code == 200
+        calls: list[tuple[str, Callable[[], httpx.Response], float]] = [
+            ("event", lambda: web.post("/v1/events", json=event(1)), WRITE_DEADLINE),
+            ("recall", lambda: web.post(recall, json=search), READ_DEADLINE),
+            ("erasure", lambda: web.delete("/v1/users/bob"), WRITE_DEADLINE),
+            ("readyz", lambda: web.get("/readyz"), READ_DEADLINE),
+        ]
+        answers: dict[str, tuple[httpx.Response, float, float]] = {}
+        os.killpg(info.pgid, signal.SIGSTOP)
+        try:
+            for name, call, deadline in calls:
+                answers[name] = (*_timed(call), deadline)
+        finally:
+            os.killpg(info.pgid, signal.SIGCONT)
+
+        logging.getLogger("tests").info(
+            "answers while frozen: %s",
+            {name: (r.status_code, round(took, 1)) for name, (r, took, _) in answers.items()},
+        )
+        for name, (response, took, deadline) in answers.items():
+            assert response.status_code == 503, (name, response.text)
+            assert took <= deadline + SLACK_S, f"{name} took {took:.1f} s"
+            if name != "readyz":
+                assert int(response.headers["retry-after"]) > 0, name
+                assert response.json()["error"], (name, response.text)
+        # The node answers again: so does the sidecar, without a restart.
+        assert wait_until(
+            lambda: web.post("/v1/events", json=event(2)).status_code == 200, timeout=120
+        )
+        assert web.get("/readyz").status_code == 200

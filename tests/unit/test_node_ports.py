@@ -1,0 +1,58 @@
+"""A node asks for the ports it had before, unless told otherwise or they are taken."""
+
+import socket
+from pathlib import Path
+
+from session_recall.node import ports
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_ports_of_the_last_start_are_asked_for_again(tmp_path: Path):
+    http, transport = _free_port(), _free_port()
+    ports.save(tmp_path, {"http": http, "transport": transport})
+    steps: list[str] = []
+
+    settings = ports.pinned_settings(
+        tmp_path,
+        {f"{k}.port": v for k, v in ports.DEFAULT_RANGES.items()},
+        name="n",
+        on_step=steps.append,
+    )
+
+    assert settings == {"http.port": str(http), "transport.port": str(transport)}
+    assert steps == []
+
+
+def test_an_explicit_port_setting_wins_over_the_saved_one(tmp_path: Path):
+    ports.save(tmp_path, {"http": _free_port()})
+    settings = ports.pinned_settings(tmp_path, {"http.port": "9299"}, name="n", on_step=print)
+    assert settings == {"http.port": "9299"}
+
+
+def test_a_saved_port_another_process_took_is_given_up_and_said_so(tmp_path: Path):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        ports.save(tmp_path, {"http": taken})
+        steps: list[str] = []
+
+        settings = ports.pinned_settings(
+            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=steps.append
+        )
+
+    assert settings == {"http.port": "9200-9299"}
+    (message,) = steps
+    assert f"Port {taken}" in message and "ELASTICSEARCH_URL" in message
+
+
+def test_a_node_that_never_started_has_no_saved_ports(tmp_path: Path):
+    assert ports.saved(tmp_path) == {}
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "http.ports").write_text("127.0.0.1:9201\n")
+    assert ports.listened(tmp_path / "logs") == {"http": 9201}
