@@ -21,8 +21,8 @@ from typing import Any
 from elasticsearch import Elasticsearch, TransportError, helpers
 
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.errors import IndexerError, WriteUnavailable
-from session_recall.indexer.retry import THROTTLED, RetryPolicy, is_retryable, past_deadline
+from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.retry import THROTTLED, Attempts, RetryPolicy, is_retryable
 
 Action = tuple[dict[str, Any], bytes | None]
 # An error reason can quote a whole document; a dead-letter line needs the gist only.
@@ -64,12 +64,16 @@ def send(
     retry bound or `deadline` is reached first. The caller's list is never modified."""
     responses: list[ItemResponse | None] = [None] * len(actions)
     pending = list(range(len(actions)))
-    delays = policy.delays()
-    cause: str | None = None
-    what = f"complete a bulk request of {len(actions)} action(s)"
+    attempts = Attempts(
+        policy,
+        f"complete a bulk request of {len(actions)} action(s)",
+        deadline=deadline,
+        sleep=sleep,
+        hint="Check the cluster's health; events already acknowledged are stored.",
+    )
+    cause = "throttled"
     while pending:
-        if deadline is not None and not deadline.allows():
-            raise past_deadline(what, deadline, cause)
+        attempts.check()
         retry: list[int] = []
         try:
             batch: list[Any] = [actions[i] for i in pending]
@@ -99,17 +103,8 @@ def send(
             cause = type(err).__name__
             retry = [i for i in pending if responses[i] is None]
         if retry:
-            delay = next(delays, None)
-            if delay is None:
-                raise WriteUnavailable(
-                    f"Elasticsearch did not take {len(retry)} event(s) after "
-                    f"{policy.max_attempts} attempts (last: {cause}).",
-                    hint="Check the cluster's health; events already acknowledged are stored.",
-                )
-            if deadline is not None and not deadline.allows(delay):
-                raise past_deadline(what, deadline, cause)
+            attempts.back_off(cause)
             stats.retries += len(retry)
-            sleep(delay)
         pending = retry
     return [r for r in responses if r is not None]
 

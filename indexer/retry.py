@@ -58,11 +58,9 @@ def call_with_retries(
     Raises `WriteUnavailable` once `policy.max_attempts` calls have failed, or when
     `deadline` leaves no time for another (`func` bounds its own request by it).
     """
-    delays = policy.delays()
-    cause = None
+    attempts = Attempts(policy, what, deadline=deadline, sleep=sleep)
     while True:
-        if deadline is not None and not deadline.allows():
-            raise past_deadline(what, deadline, cause)
+        attempts.check()
         try:
             return func()
         except (TransportError, Transient) as err:
@@ -71,16 +69,49 @@ def call_with_retries(
             if not is_retryable(err.status_code):
                 raise
             cause = f"status {err.status_code}"
-        delay = next(delays, None)
+        attempts.back_off(cause)
+
+
+class Attempts:
+    """The tries of one operation: a backoff between them, bounded by the policy's
+    number of attempts and by the deadline, whichever comes first. The one place that
+    decides when to give up."""
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        what: str,
+        *,
+        deadline: Deadline | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        hint: str = "Check the cluster's health, then run the same command again.",
+    ) -> None:
+        self._policy = policy
+        self._delays = policy.delays()
+        self._what = what
+        self._deadline = deadline
+        self._sleep = sleep
+        self._hint = hint
+        self._cause: str | None = None
+
+    def check(self) -> None:
+        """Before a try: give up when the deadline has passed."""
+        if self._deadline is not None and not self._deadline.allows():
+            raise past_deadline(self._what, self._deadline, self._cause)
+
+    def back_off(self, cause: str) -> None:
+        """After a failed try: wait before the next one, or give up."""
+        self._cause = cause
+        delay = next(self._delays, None)
         if delay is None:
             raise WriteUnavailable(
-                f"Elasticsearch could not {what} after {policy.max_attempts} attempts "
-                f"(last: {cause}).",
-                hint="Check the cluster's health, then run the same command again.",
+                f"Elasticsearch could not {self._what} after {self._policy.max_attempts} "
+                f"attempts (last: {cause}).",
+                hint=self._hint,
             )
-        if deadline is not None and not deadline.allows(delay):
-            raise past_deadline(what, deadline, cause)
-        sleep(delay)
+        if self._deadline is not None and not self._deadline.allows(delay):
+            raise past_deadline(self._what, self._deadline, cause)
+        self._sleep(delay)
 
 
 def past_deadline(what: str, deadline: Deadline, cause: str | None) -> WriteUnavailable:
