@@ -80,7 +80,8 @@ async def read_body(
     smaller: str,
 ) -> AsyncIterator[bytes]:
     """The whole body, counted in `budget` until the block ends. Raises `BodyRefused`:
-    413 past `limit`, 408 when it takes longer than `timeout` seconds to arrive, 503
+    413 past `limit`, 408 when it takes longer than `timeout` seconds to arrive once
+    there is room for it, 503
     when `budget` has no room for it within `room_wait` seconds (the body is left
     unread meanwhile, so the client is slowed down rather than buffered). `smaller`
     tells the caller how to send less."""
@@ -99,13 +100,15 @@ async def read_body(
         held += size
 
     try:
+        declared = _content_length(request)
+        if declared is not None and declared > limit:
+            raise _too_large(limit, smaller)
+        if declared:
+            # Before the body's clock starts: waiting for room is the server's doing, bounded
+            # by `room_wait`, not a slow client (a loaded server would otherwise answer 408).
+            await hold(declared)
         try:
             async with asyncio.timeout(timeout):
-                declared = _content_length(request)
-                if declared is not None and declared > limit:
-                    raise _too_large(limit, smaller)
-                if declared:
-                    await hold(declared)
                 chunks, size = [], 0
                 async for chunk in request.stream():
                     size += len(chunk)
