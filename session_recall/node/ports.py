@@ -14,6 +14,7 @@ took meanwhile is given up, and said so.
 import contextlib
 import json
 import socket
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -58,6 +59,22 @@ def bindable(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+# A node killed a moment ago may not have let go of its port yet: the kernel closes a
+# SIGKILLed JVM's sockets only once the process is gone, which takes a while for a
+# large heap on a loaded machine. Its own restart must not take that for a stranger.
+PORT_RELEASE_S = 15.0
+
+
+def _freed(port: int, *, timeout: float = PORT_RELEASE_S) -> bool:
+    """The port is free now, or becomes free within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not bindable(port):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def pinned_settings(
     node_dir: Path,
     settings: Mapping[str, str],
@@ -73,7 +90,7 @@ def pinned_settings(
         key = f"{kind}.port"
         if pinned.get(key, DEFAULT_RANGES[kind]) != DEFAULT_RANGES[kind]:
             continue
-        if bindable(port):
+        if _freed(port):
             pinned[key] = str(port)
         elif kind == "http":
             on_step(

@@ -1,6 +1,7 @@
 """A node asks for the ports it had before, unless told otherwise or they are taken."""
 
 import socket
+import threading
 from pathlib import Path
 
 from session_recall.node import ports
@@ -56,3 +57,22 @@ def test_a_node_that_never_started_has_no_saved_ports(tmp_path: Path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "http.ports").write_text("127.0.0.1:9201\n")
     assert ports.listened(tmp_path / "logs") == {"http": 9201}
+
+
+def test_a_port_let_go_of_shortly_after_is_kept(tmp_path: Path):
+    """A node killed a moment ago holds its port until the process is gone: its own
+    restart waits for it rather than moving the node to another URL."""
+    dying = socket.socket()
+    dying.bind(("127.0.0.1", 0))
+    dying.listen()
+    port = dying.getsockname()[1]
+    ports.save(tmp_path, {"http": port})
+    released = threading.Timer(1.0, dying.close)
+    released.start()
+    try:
+        settings = ports.pinned_settings(
+            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=print
+        )
+    finally:
+        released.join()
+    assert settings == {"http.port": str(port)}
