@@ -196,7 +196,7 @@ class Writer:
         to_send: list[tuple[_Pending, Document]] = []
         refused: list[Document] = []
         for p in live:
-            if _covered(p, erased):
+            if erased and _covered(p, erased):
                 p.result = _rejected(p.submission.event, SCOPE_ERASED)
                 if p.document is not None:
                     refused.append(p.document)
@@ -207,7 +207,7 @@ class Writer:
             return
         to_send = self._with_vectors(to_send)
         # require_alias: a missing alias must not auto-create an unmapped index.
-        creates = [(doc.header, doc.body) for _, doc in to_send]
+        creates = [doc.action for _, doc in to_send]
         responses = self._send(creates, require_alias=True)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
@@ -240,6 +240,8 @@ class Writer:
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
         erased = self._erased({s for p, _, _ in stored for s in p.scopes})
+        if not erased:
+            return
         doomed = [entry for entry in stored if _covered(entry[0], erased)]
         if not doomed:
             return
