@@ -102,6 +102,7 @@ class Writer:
         self.stats = BulkStats()
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
+        self._tombstones_seen = False  # the tombstone index exists (it stays)
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -301,8 +302,18 @@ class Writer:
         )
 
     def _erased(self, scope_ids: set[str]) -> dict[str, int]:
+        def read() -> dict[str, int]:
+            if not self._tombstones_seen:
+                # Looked for until it exists, then taken to: one request less per check.
+                if not tombstones.index_exists(self._es(), self._alias):
+                    return {}
+                self._tombstones_seen = True
+            return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+
+        if not scope_ids:
+            return {}
         return call_with_retries(
-            lambda: tombstones.erased_at(self._es(), self._alias, scope_ids),
+            read,
             policy=self.options.retry,
             what="read the tombstones",
             sleep=self._sleep,
