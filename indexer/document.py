@@ -29,10 +29,12 @@ def document_body(event: Event) -> dict[str, Any]:
         "text": event.text,
         "conversation_type": event.conversation_type,
     }
-    for name in ("contact_id", "inbox_id", "metadata"):
-        value = getattr(event, name)
-        if value is not None:
-            body[name] = value
+    if event.contact_id is not None:
+        body["contact_id"] = event.contact_id
+    if event.inbox_id is not None:
+        body["inbox_id"] = event.inbox_id
+    if event.metadata is not None:
+        body["metadata"] = event.metadata
     return body
 
 

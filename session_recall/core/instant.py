@@ -57,12 +57,14 @@ class InvalidInstant(ValueError):
 
 @total_ordering
 class Instant:
-    __slots__ = ("nanos",)
+    __slots__ = ("_elasticsearch", "nanos")
 
     def __init__(self, nanos: int) -> None:
         if not 0 <= nanos <= _MAX_NANOS:
             raise InvalidInstant(f"Instants must {_RANGE}.")
         self.nanos = nanos
+        # `to_elasticsearch`'s text, when parsing found it at hand (a UTC text).
+        self._elasticsearch: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> "Instant":
@@ -88,7 +90,12 @@ class Instant:
         nanos = seconds * _NANOS_PER_SECOND + fraction
         if not 0 <= nanos <= _MAX_NANOS:
             raise InvalidInstant(f"{text!r} is out of range: instants must {_RANGE}.")
-        return cls(nanos)
+        instant = cls(nanos)
+        if shift == 0:
+            # Already UTC: the fixed-width text is this one's, its fraction padded.
+            digits = (fraction_text or "").ljust(9, "0")
+            instant._elasticsearch = f"{date}T{time}.{digits}Z"
+        return instant
 
     @classmethod
     def from_datetime(cls, value: datetime) -> "Instant":
@@ -122,6 +129,8 @@ class Instant:
 
     def to_elasticsearch(self) -> str:
         """A fixed-width form that `date_nanos` parses without loss."""
+        if self._elasticsearch is not None:
+            return self._elasticsearch
         whole, fraction = self._parts()
         return f"{whole}.{fraction:09d}Z"
 
