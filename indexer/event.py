@@ -81,7 +81,8 @@ class Event(BaseModel):
 _KEYS = {
     key: name for name, field in Event.model_fields.items() for key in (name, field.alias or name)
 }
-_DEFAULTS = tuple((name, field.default) for name, field in Event.model_fields.items())
+# Every field in declaration order, the required ones too (always given when used).
+_DEFAULTS = {name: field.default for name, field in Event.model_fields.items()}
 _NAMES = frozenset(Event.model_fields)
 _ALIASES = frozenset(field.alias or name for name, field in Event.model_fields.items())
 _NULLABLE = frozenset({"contact_id", "inbox_id"})
@@ -143,8 +144,7 @@ def event_if_plain(value: dict[str, Any], max_text_bytes: int) -> Event | None:
     # What `model_construct` does, without its per-field alias lookups: every field in
     # declaration order, defaults filled in, the given ones recorded as set.
     event = _new_event(Event)
-    attributes = {name: fields.get(name, default) for name, default in _DEFAULTS}
-    attributes["timestamp"] = instant
+    attributes = {**_DEFAULTS, **fields, "timestamp": instant}
     if metadata is not None:
         attributes["metadata"] = dict(metadata)  # validation copies it too
     _set(event, "__dict__", attributes)
