@@ -119,6 +119,18 @@ def run_ours(
         "--dead-letter",
         str(dead_letter),
     ]
+    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+
+
+def run_loader(es_url: str, alias: str, path: Path, events: int) -> IngestRun:
+    """The plain loader (`bench.loader`): what a user would write instead of ours."""
+    command = [sys.executable, "-m", "bench.loader", "--es-url", es_url, "--index", alias]
+    return run_command([*command, str(path)], events)
+
+
+def run_command(command: list[str], events: int, env: dict[str, str] | None = None) -> IngestRun:
+    """Run `command` to its end: its wall time, peak RSS (children included) and CPU
+    time, per event too."""
     started = time.perf_counter()
     with (
         subprocess.Popen(
@@ -126,7 +138,8 @@ def run_ours(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, "SESSION_RECALL_EMBEDDER": embedder},
+            env={**os.environ, **(env or {})},
+            cwd=Path(__file__).resolve().parents[1],
         ) as process,
         PeakRss(process.pid) as rss,
     ):
@@ -138,7 +151,7 @@ def run_ours(
     seconds = time.perf_counter() - started
     text = output.decode("utf-8", "replace").strip()
     if process.returncode != 0:
-        raise RuntimeError(f"session-recall ingest failed ({process.returncode}):\n{text}")
+        raise RuntimeError(f"{' '.join(command[:3])} failed ({process.returncode}):\n{text}")
     cpu_s = usage.ru_utime + usage.ru_stime
     return IngestRun(
         events=events,

@@ -107,16 +107,10 @@ def evaluate(results: dict[str, Any]) -> list[Target]:
 
     ingest = large.get("ingest")
     if ingest:
-        ratio = ingest["ours"]["events_per_s"] / ingest["raw"]["events_per_s"]
-        measured = (
-            f"{ingest['ours']['events_per_s']:,.0f} / {ingest['raw']['events_per_s']:,.0f} "
-            f"events/s = {ratio:.2f}x at {size_label(ingest['ours']['events'])} events"
-        )
-        targets.append(
-            Target(
-                "Ingest reaches at least 0.8x the raw `_bulk` throughput", measured, ratio >= 0.8
-            )
-        )
+        targets += _ingest_targets(ingest)
+    serve = large.get("serve")
+    if serve and ingest:
+        targets += _serve_targets(serve, ingest)
     peaks = [
         (s["ingest"]["ours"]["peak_rss_mb"], size_label(s["ingest"]["ours"]["events"]))
         for s in sizes
@@ -131,6 +125,105 @@ def evaluate(results: dict[str, Any]) -> list[Target]:
                 max(mb for mb, _ in peaks) <= 200,
             )
         )
+    return targets
+
+
+def _rate_target(name: str, ours: float, other: float, floor: float, at: str = "") -> Target:
+    """`ours` events/s against `other`'s: met at `floor` times or more."""
+    ratio = ours / other
+    return Target(name, f"{ours:,.0f} / {other:,.0f} events/s = {ratio:.2f}x{at}", ratio >= floor)
+
+
+def _ingest_targets(ingest: dict[str, Any]) -> list[Target]:
+    ours, raw, loader = ingest["ours"], ingest["raw"], ingest.get("loader")
+    at = f" at {size_label(ours['events'])} events"
+    rate = ours["events_per_s"]
+    targets = []
+    if loader:
+        targets.append(
+            _rate_target(
+                "Ingest reaches at least 0.8x the plain `streaming_bulk` loader",
+                rate,
+                loader["events_per_s"],
+                0.8,
+                at,
+            )
+        )
+    targets.append(
+        _rate_target(
+            "Ingest reaches at least 0.6x the raw `_bulk` throughput",
+            rate,
+            raw["events_per_s"],
+            0.6,
+            at,
+        )
+    )
+    cpu = ours.get("cpu_us_per_event")
+    if cpu is not None:
+        targets.append(
+            Target(
+                "The ingest process spends at most 20 µs of CPU per event",
+                f"{cpu:.1f} µs{at}",
+                cpu <= 20,
+            )
+        )
+    return targets
+
+
+def _serve_targets(serve: dict[str, Any], ingest: dict[str, Any]) -> list[Target]:
+    eight, many = serve["batches_8"], serve["batches_32"]
+    loader, raw = ingest.get("loader"), ingest["raw"]
+    rate = eight["events_per_s"]
+    batches = "`serve` (100-event batches, 8 clients)"
+    targets = []
+    if loader:
+        targets.append(
+            _rate_target(
+                f"{batches} reaches at least 0.8x the plain loader",
+                rate,
+                loader["events_per_s"],
+                0.8,
+            )
+        )
+    targets += [
+        _rate_target(
+            f"{batches} reaches at least 0.6x raw `_bulk`", rate, raw["events_per_s"], 0.6
+        ),
+        Target(
+            f"{batches} spends at most 20 µs of CPU per event",
+            f"{eight['serve_cpu_us_per_event']:.1f} µs",
+            eight["serve_cpu_us_per_event"] <= 20,
+        ),
+        Target(
+            f"{batches}: peak RSS at most 200 MB",
+            f"{eight['peak_rss_mb']:.0f} MB",
+            eight["peak_rss_mb"] <= 200,
+        ),
+        Target(
+            "A single event's acknowledgement p50 is at most 20 ms (1 client)",
+            f"{serve['single_1']['p50_ms']:.1f} ms",
+            serve["single_1"]["p50_ms"] <= 20,
+        ),
+        _rate_target(
+            "`serve` with 100-event batches from 32 clients reaches at least 0.7x `ingest`",
+            many["events_per_s"],
+            ingest["ours"]["events_per_s"],
+            0.7,
+        ),
+    ]
+    http, library = serve["recall_1"]["p50_ms"], serve["recall_library_1"]["p50_ms"]
+    targets += [
+        Target(
+            "Recall over HTTP p50 is at most the library's p50 + 3 ms (1 client)",
+            f"{http:.2f} ms over HTTP, {library:.2f} ms library (+{http - library:.2f} ms)",
+            http <= library + 3,
+        ),
+        Target(
+            "Recall over HTTP answers at least 300 requests/s (8 clients, no ingest load)",
+            f"{serve['recall_8']['requests_per_s']:,.0f} requests/s",
+            serve["recall_8"]["requests_per_s"] >= 300,
+        ),
+    ]
     return targets
 
 
@@ -180,6 +273,7 @@ def render(results: dict[str, Any], *, plot: Path, report: Path) -> str:
     for size in sorted(results["sizes"], key=lambda s: s["heavy_events"]):
         lines += _recall_section(size, depth)
     lines += _ingest_section(results)
+    lines += _serve_section(results)
     lines += _method(results)
     return "\n".join(lines) + "\n"
 
@@ -247,19 +341,27 @@ def _ingest_section(results: dict[str, Any]) -> list[str]:
     lines = [
         "## Ingest",
         "",
-        "| events in the file | `session-recall ingest` | peak RSS | raw `_bulk` | ours / raw "
-        "| CPU µs/event: ingest command | node, ours | node, raw |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| events in the file | `session-recall ingest` | peak RSS | plain loader | ours / "
+        "loader | raw `_bulk` | ours / raw | CPU µs/event: ingest command | loader "
+        "| node, ours | node, loader | node, raw |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for size in rows:
         ours, raw = size["ingest"]["ours"], size["ingest"]["raw"]
+        loader = size["ingest"].get("loader") or {}
+        loader_rate = loader.get("events_per_s")
         lines.append(
             f"| {ours['events']:,} "
             f"| {ours['events_per_s']:,.0f} events/s ({ours['seconds']:.1f} s) "
-            f"| {ours['peak_rss_mb']:.0f} MB | {raw['events_per_s']:,.0f} events/s "
+            f"| {ours['peak_rss_mb']:.0f} MB "
+            f"| {_ms(loader_rate, 0)} events/s ({_ms(loader.get('seconds'), 1)} s) "
+            f"| {_ratio(ours['events_per_s'], loader_rate)} "
+            f"| {raw['events_per_s']:,.0f} events/s "
             f"({raw['seconds']:.1f} s) | {ours['events_per_s'] / raw['events_per_s']:.2f}x "
             f"| {_ms(ours.get('cpu_us_per_event'), 0)} "
+            f"| {_ms(loader.get('cpu_us_per_event'), 0)} "
             f"| {_ms(ours.get('node_cpu_us_per_event'), 0)} "
+            f"| {_ms(loader.get('node_cpu_us_per_event'), 0)} "
             f"| {_ms(raw.get('node_cpu_us_per_event'), 0)} |"
         )
     lines += [
@@ -268,12 +370,70 @@ def _ingest_section(results: dict[str, Any]) -> list[str]:
         "system, from `wait4`), and of the Elasticsearch node during each run (its "
         "`process.cpu` stats, refreshed each second, so approximate on short runs; other "
         "clients of the node count too). The machine has "
-        f"{cores} cores for both.",
+        f"{cores} cores for both. *Plain loader*: `bench/loader.py`, what a user would "
+        "write instead: `json.loads` per line, camelCase keys renamed, then "
+        "`helpers.streaming_bulk` with `create`, the same id and the routing, no validation.",
     ]
     summary = rows[-1]["ingest"]["ours"].get("summary")
     if summary:
         lines += ["", f"The command's own summary at the largest size: `{summary}`"]
     return [*lines, ""]
+
+
+def _ratio(ours: float, other: float | None) -> str:
+    return "–" if not other else f"{ours / other:.2f}x"
+
+
+def _serve_section(results: dict[str, Any]) -> list[str]:
+    rows = [s for s in sorted(results["sizes"], key=lambda s: s["heavy_events"]) if "serve" in s]
+    if not rows:
+        return []
+    lines = [
+        "## Serve",
+        "",
+        "| events | clients | `serve` events/s | / loader | / raw | / ingest | CPU µs/event: "
+        "serve | node | load generator | serve peak RSS |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for size in rows:
+        serve, ingest = size["serve"], size["ingest"]
+        loader = (ingest.get("loader") or {}).get("events_per_s")
+        for key in ("batches_8", "batches_32"):
+            run = serve[key]
+            lines.append(
+                f"| {run['units']:,} | {run['clients']} | {run['events_per_s']:,.0f} "
+                f"| {_ratio(run['events_per_s'], loader)} "
+                f"| {_ratio(run['events_per_s'], ingest['raw']['events_per_s'])} "
+                f"| {_ratio(run['events_per_s'], ingest['ours']['events_per_s'])} "
+                f"| {run['serve_cpu_us_per_event']:.0f} | {run['node_cpu_us_per_event']:.0f} "
+                f"| {run['generator_cpu_us_per_event']:.0f} | {run['peak_rss_mb']:.0f} MB |"
+            )
+    lines += [
+        "",
+        "| events | single-event ack p50 / p95 (1 client) | recall over HTTP p50 (1 client) "
+        "| library p50 | recall requests/s (8 clients) | HTTP p50 (8 clients) |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for size in rows:
+        serve = size["serve"]
+        single, one, eight = serve["single_1"], serve["recall_1"], serve["recall_8"]
+        lines.append(
+            f"| {size['serve']['batches_8']['units']:,} "
+            f"| {single['p50_ms']:.1f} / {single['p95_ms']:.1f} ms "
+            f"| {one['p50_ms']:.2f} ms | {serve['recall_library_1']['p50_ms']:.2f} ms "
+            f"| {eight['requests_per_s']:,.0f} | {eight['p50_ms']:.2f} ms |"
+        )
+    lines += [
+        "",
+        "`session-recall serve` in a process of its own, a fresh alias per batch load, "
+        "the events of the ingest file posted as NDJSON bodies of 100 events by "
+        "`bench/serve_load.py` in another process (its CPU is the *load generator* "
+        "column). Single events and recall run against the alias the 8 clients filled, "
+        "with no other load; recall is `cross_session_search` for the heavy user "
+        "(query any), the library p50 the same tool call in the benchmark's process.",
+        "",
+    ]
+    return lines
 
 
 def _method(results: dict[str, Any]) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench import generate, ingest_bench, machine, plot, report, semantic
+from bench import generate, ingest_bench, machine, plot, report, semantic, serve_bench
 from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
@@ -51,6 +51,7 @@ class Config:
     work_dir: Path
     seed: int = generate.SEED
     light_share: float = generate.LIGHT_SHARE
+    quick: bool = False
 
 
 def parse_size(text: str) -> int:
@@ -77,6 +78,7 @@ def config_from(args: argparse.Namespace) -> Config:
         report=args.report or (out / "BENCHMARKS.md" if out else REPO / "BENCHMARKS.md"),
         plot=args.plot or (out / "latency.png" if out else REPO / "bench" / "latency.png"),
         work_dir=args.work_dir or (out / "work" if out else OUT / "work"),
+        quick=quick,
     )
 
 
@@ -157,6 +159,15 @@ class Run:
         bodies.unlink()
         self.log(f"  raw: {raw.events_per_s:,.0f} events/s ({raw.seconds:.1f} s)")
 
+        loader_alias = self.alias(f"loader-{label.lower()}")
+        self.log(f"plain loader (json.loads + streaming_bulk) {data.path.name} -> {loader_alias}")
+        node_cpu = self.node_cpu_s()
+        loader = ingest_bench.run_loader(self.es_url, loader_alias, data.path, data.events)
+        loader.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / loader.events * 1e6
+        self.settle(loader_alias, data.events)
+        self.drop(loader_alias)
+        self.log(f"  loader: {loader.events_per_s:,.0f} events/s ({loader.seconds:.1f} s)")
+
         alias = self.alias(label.lower())
         home = self.config.work_dir / "home"
         home.mkdir(parents=True, exist_ok=True)
@@ -172,7 +183,26 @@ class Run:
         return alias, {
             "ours": {**ours.to_json(), "summary": ours.output},
             "raw": raw.to_json(),
+            "loader": loader.to_json(),
         }
+
+    def serve(self, data: generate.Summary) -> dict[str, Any]:
+        home = self.config.work_dir / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        return serve_bench.measure(
+            es_url=self.es_url,
+            client=self.client,
+            path=data.path,
+            events=data.events,
+            home=home,
+            new_alias=self.alias,
+            drop=self.drop,
+            node_cpu_s=self.node_cpu_s,
+            user=generate.HEAVY_USER,
+            query=generate.QUERY_ANY,
+            quick=self.config.quick,
+            log=self.log,
+        )
 
     def recall(self, alias: str, data: generate.Summary) -> dict[str, Any]:
         config = self.config
@@ -289,6 +319,7 @@ class Run:
                 **self.recall(alias, data),
             }
             self.drop(alias)
+            entry["serve"] = self.serve(data)
             return entry
 
         self.each_size(results, config.work_dir / "results.json", started, measure)

@@ -110,21 +110,35 @@ class Rss:
 class Serve:
     """`session-recall serve` as a process of its own, restartable on the same port."""
 
-    def __init__(self, es_url: str, home: Path, port: int, log: Path) -> None:
+    def __init__(
+        self,
+        es_url: str,
+        home: Path,
+        port: int,
+        log: Path,
+        *,
+        alias: str = ALIAS,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self._command = [
             sys.executable, "-c", "from session_recall.cli import main; main()",
-            "--es-url", es_url, "--index", ALIAS, "--home", str(home),
+            "--es-url", es_url, "--index", alias, "--home", str(home),
             "serve", "--port", str(port), "--log-level", "warning",
         ]  # fmt: skip
         self._log = log
+        self._env = None if env is None else {**os.environ, **env}
         self.process: subprocess.Popen[bytes] | None = None
         self.rss: list[Rss] = []
 
     def start(self) -> None:
         with self._log.open("ab") as log:
             self.process = subprocess.Popen(
-                self._command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self._command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self._env,
             )
         self.rss.append(Rss())
         if not wait_until(self.ready, timeout=120):
@@ -291,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         info = node.start(on_step=lambda m: print(m, file=sys.stderr))
         es = make_client(Settings(ELASTICSEARCH_URL=info.url))
         install(es, ALIAS)
-        serve = Serve(info.url, home, _free_port(), args.out / f"{run}-serve.log")
+        serve = Serve(info.url, home, free_port(), args.out / f"{run}-serve.log")
         serve.start()
         began = time.monotonic()
         serve_began = began
@@ -372,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if exact and not tally.other else 1
 
 
-def _free_port() -> int:
+def free_port() -> int:
     """A port nothing listens on right now, on 127.0.0.1."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

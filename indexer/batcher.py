@@ -3,8 +3,10 @@
 Each request hands over its events and awaits its own results. One worker takes
 everything queued (up to a bound), writes it with the synchronous `Writer` in a thread
 of its own (never the event loop's default pool, which slow reads could fill), and
-answers every request. While a write is in flight new requests pile up, so batches
-grow with load on their own; a lone event waits at most `linger`.
+answers every request. Group commit: when no write is in flight, a request goes out
+at once (a lone agent gets a fast answer); while one is, new requests pile up and go
+out together in the next, so batches grow with load on their own. A `linger` makes a
+batch wait that long for company first.
 
 A request may ask for its events to be searchable when answered (`refresh`): the
 batch that holds them is followed by one refresh of the alias, shared by every such
@@ -40,8 +42,10 @@ REFRESH_POLICIES: tuple[Refresh, ...] = get_args(Refresh)
 
 
 class BatchingOptions(BaseModel):
-    # Well under a second: "a quiet sidecar still flushes within a second".
-    linger: float = Field(default=0.05, ge=0, le=1)
+    # How long a batch waits for more requests once the writer is free. Zero by
+    # default (group commit): an event goes out at once when no write is in flight,
+    # and while one is, arrivals gather into the next, so batches grow with load.
+    linger: float = Field(default=0, ge=0, le=1)
     max_batch_events: int = Field(default=5000, ge=1)
     # Beyond this many waiting events, new requests get a 503 rather than a queue
     # that grows until the process runs out of memory.
@@ -164,7 +168,7 @@ class Batcher:
             if not self._queue:
                 self._arrived.clear()
                 await self._arrived.wait()
-                if not self._closing:
+                if not self._closing and self.options.linger > 0:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._full.wait(), self.options.linger)
             if not self._queue:

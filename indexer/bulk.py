@@ -1,30 +1,30 @@
-"""One batch of bulk actions, sent with the official helper; the retrying is ours.
+"""One batch of bulk actions, posted as one prebuilt NDJSON body; the retrying is ours.
 
-`helpers.streaming_bulk` is called with `raise_on_error=False`, so a failed item is
-yielded with its status instead of a `BulkIndexError` at the end of the chunk, and
-`raise_on_exception=False`, so an error answer to the whole request (a 429 or a 503,
-say) comes back as that status on every item instead of being raised. Its own retry
-(`max_retries`) stays off: it would retry only the statuses in `retry_on_status`
-(429 by default), never a connection failure, and sleep in its own backoff. Here
-429 and 5xx items go back with `RetryPolicy`'s backoff, a connection failure sends
-the unanswered items again, and every item ends in a final status or, past the
-retry bound, in `WriteUnavailable`; a refusal of the whole request that retrying
-cannot fix (a 401 or a 403) ends the batch in an `IndexerError`.
+The body is joined once from each action's serialized header and body (a writer's
+documents come serialized already), and the answer is read as far as the results
+need (`filter_path`): no per-action pass through a helper that would serialize the
+headers again and build a tuple per item. An error answer to the whole request (a
+429 or a 503, say) counts as that status for every item. 429 and 5xx items go back
+with `RetryPolicy`'s backoff, a connection failure sends the unanswered items again,
+and every item ends in a final status or, past the retry bound, in
+`WriteUnavailable`; a refusal of the whole request that retrying cannot fix (a 401
+or a 403) ends the batch in an `IndexerError`.
 """
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import Elasticsearch, TransportError, helpers
+import orjson
+from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.errors import IndexerError
 from session_recall.indexer.retry import THROTTLED, Attempts, RetryPolicy, is_retryable
 
-Action = tuple[dict[str, Any], bytes | None]
+# (header, body): the header as a dict or already serialized; no body for a delete.
+Action = tuple[dict[str, Any] | bytes, bytes | None]
 # An error reason can quote a whole document; a dead-letter line needs the gist only.
 _MAX_REASON_CHARS = 500
 # Only what the results need: a bulk response of 1,000 items shrinks by half, which
@@ -76,29 +76,22 @@ def send(
         attempts.check()
         retry: list[int] = []
         try:
-            batch: list[Any] = [actions[i] for i in pending]
-            results = helpers.streaming_bulk(
-                bounded(client, deadline),
-                batch,
-                chunk_size=len(pending),
-                max_chunk_bytes=sys.maxsize,  # the caller already bounded the batch
-                expand_action_callback=_as_is,
-                raise_on_error=False,
-                raise_on_exception=False,
-                filter_path=_FILTER_PATH,
-                **bulk_params,
-            )
-            for position, (_ok, info) in zip(pending, results, strict=True):
-                item = next(iter(info.values()))
+            items = _post(bounded(client, deadline), _body(actions, pending), bulk_params)
+            for position, info in zip(pending, items, strict=True):
+                (item,) = info.values()
                 status = int(item.get("status", 500))
                 if is_retryable(status):
                     stats.throttled += status == THROTTLED
                     cause = f"status {status}"
                     retry.append(position)
-                elif "exception" in item:
-                    raise _refused(status, item)
                 else:
                     responses[position] = _response(status, item)
+        except ApiError as err:
+            if not is_retryable(err.status_code):
+                raise _refused(err.status_code, {"error": str(err)}) from None
+            stats.throttled += len(pending) if err.status_code == THROTTLED else 0
+            cause = f"status {err.status_code}"
+            retry = [i for i in pending if responses[i] is None]
         except TransportError as err:
             cause = type(err).__name__
             retry = [i for i in pending if responses[i] is None]
@@ -109,9 +102,24 @@ def send(
     return [r for r in responses if r is not None]
 
 
-def _as_is(action: Any) -> Any:
-    """Actions arrive as (header, pre-serialized body): sizes were measured on them."""
-    return action
+def _body(actions: Sequence[Action], positions: list[int]) -> bytes:
+    parts: list[bytes] = []
+    for position in positions:
+        header, body = actions[position]
+        parts.append(header if isinstance(header, bytes) else orjson.dumps(header))
+        parts.append(b"\n")
+        if body is not None:
+            parts.append(body)
+            parts.append(b"\n")
+    return b"".join(parts)
+
+
+def _post(client: Elasticsearch, body: bytes, params: dict[str, Any]) -> list[dict[str, Any]]:
+    # The client sends bytes as they are (its NDJSON serializer passes them through);
+    # its annotation names only the list form.
+    operations: Any = body
+    answer = client.bulk(operations=operations, filter_path=_FILTER_PATH, **params).body
+    return list(answer.get("items", ()))
 
 
 def _response(status: int, item: dict[str, Any]) -> ItemResponse:

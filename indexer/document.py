@@ -29,20 +29,24 @@ def document_body(event: Event) -> dict[str, Any]:
         "text": event.text,
         "conversation_type": event.conversation_type,
     }
-    for name in ("contact_id", "inbox_id", "metadata"):
-        value = getattr(event, name)
-        if value is not None:
-            body[name] = value
+    if event.contact_id is not None:
+        body["contact_id"] = event.contact_id
+    if event.inbox_id is not None:
+        body["inbox_id"] = event.inbox_id
+    if event.metadata is not None:
+        body["metadata"] = event.metadata
     return body
 
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A create action, serialized once: `size` bounds the chunk it joins."""
+    """A create action, serialized once: `size` bounds the chunk it joins, and the
+    bulk body is joined from `header_json` and `body` as they are."""
 
     header: dict[str, Any]
     body: bytes
     size: int
+    header_json: bytes = b""
 
     @property
     def id(self) -> str:
@@ -62,14 +66,25 @@ class Document:
         if extra == b"{}":
             return self
         body = self.body[:-1] + b"," + extra[1:]
-        return Document(header=self.header, body=body, size=self.size + len(body) - len(self.body))
+        return Document(
+            header=self.header,
+            body=body,
+            size=self.size + len(body) - len(self.body),
+            header_json=self.header_json,
+        )
+
+    @property
+    def action(self) -> tuple[bytes, bytes]:
+        """(header, body) for `bulk.send`, both serialized."""
+        return self.header_json or orjson.dumps(self.header), self.body
 
 
 def to_document(event: Event, *, index: str) -> Document:
     """Raises `TypeError` for metadata orjson cannot encode."""
     doc_id = document_id(user_id=event.user_id, event_id=event.event_id)
     header = {"create": {"_index": index, "_id": doc_id, "routing": event.user_id}}
+    header_json = orjson.dumps(header)
     body = orjson.dumps(document_body(event))
     # Header line and body line, each followed by a newline in the bulk request.
-    size = len(orjson.dumps(header)) + len(body) + 2
-    return Document(header=header, body=body, size=size)
+    size = len(header_json) + len(body) + 2
+    return Document(header=header, body=body, size=size, header_json=header_json)

@@ -102,13 +102,13 @@ def ingest(
             if parsed is None:
                 progress.resolve(ticket)
                 continue
-            summary.read += 1
             if isinstance(parsed, Rejected):
+                summary.count_read(rejected=True)
                 sink.write(parsed.original, f"line {line.number}: {parsed.reason}")
-                summary.rejected += 1
                 progress.resolve(ticket)
                 save()
             else:
+                summary.count_read()
                 originals[ticket] = (parsed.original, line.number)
                 yield Submission(parsed.event, token=ticket)
 

@@ -10,7 +10,12 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
-from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
+from session_recall.indexer.event import (
+    CONTEXT_MAX_TEXT_BYTES,
+    DEFAULT_MAX_TEXT_BYTES,
+    Event,
+    event_if_plain,
+)
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
@@ -21,6 +26,9 @@ class EventLimits(BaseModel):
     """Bounds an event must respect before it is sent."""
 
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+
+
+_DEFAULT_LIMITS = EventLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +48,10 @@ class Rejected:
 def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Rejected:
     if not isinstance(value, dict):
         return Rejected(value, f"an event must be a JSON object, not {_json_type(value)}")
-    limits = limits or EventLimits()
+    limits = limits or _DEFAULT_LIMITS
+    event = event_if_plain(value, limits.max_text_bytes)
+    if event is not None:
+        return Parsed(event, value)
     try:
         event = Event.model_validate(value, context={CONTEXT_MAX_TEXT_BYTES: limits.max_text_bytes})
     except ValidationError as err:

@@ -16,6 +16,10 @@ class Status(StrEnum):
     REJECTED = "rejected"
 
 
+# Read once per event: a module name is cheaper than the enum's attribute.
+_INDEXED, _ALREADY_PRESENT, _REJECTED = Status.INDEXED, Status.ALREADY_PRESENT, Status.REJECTED
+
+
 class EventResult(BaseModel):
     """One event's outcome. `indexed` and `already_present` both mean "stored"."""
 
@@ -29,7 +33,7 @@ class EventResult(BaseModel):
 
     @property
     def stored(self) -> bool:
-        return self.status is not Status.REJECTED
+        return self.status is not _REJECTED
 
     @property
     def erased(self) -> bool:
@@ -58,13 +62,22 @@ class IngestSummary(BaseModel):
     dead_letter: Path | None = None
 
     def count(self, result: EventResult) -> None:
-        if result.status is Status.INDEXED:
-            self.indexed += 1
-        elif result.status is Status.ALREADY_PRESENT:
-            self.already_present += 1
+        # Counted in place: pydantic's checked assignment would cost more than the
+        # event's own bookkeeping, once per event.
+        counts = self.__dict__
+        if result.status is _INDEXED:
+            counts["indexed"] += 1
+        elif result.status is _ALREADY_PRESENT:
+            counts["already_present"] += 1
         else:
-            self.rejected += 1
-            self.erased += result.erased
+            counts["rejected"] += 1
+            counts["erased"] += result.erased
+
+    def count_read(self, *, rejected: bool = False) -> None:
+        """One more event read; `rejected` when it was refused before being sent."""
+        counts = self.__dict__
+        counts["read"] += 1
+        counts["rejected"] += rejected
 
     @property
     def all_accepted(self) -> bool:

@@ -76,16 +76,26 @@ def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instan
         )
 
 
-def erased_at(client: Elasticsearch, alias: str, scope_ids: Collection[str]) -> dict[str, int]:
+def index_exists(client: Elasticsearch, alias: str) -> bool:
+    """Whether the tombstone index exists. Once it does, it may be taken to: were it
+    deleted, the `mget` of `erased_at` answers "no such index", read as no tombstone,
+    which is what its absence means."""
+    return bool(client.indices.exists(index=tombstone_index(alias)))
+
+
+def erased_at(
+    client: Elasticsearch, alias: str, scope_ids: Collection[str], *, index_seen: bool = False
+) -> dict[str, int]:
     """The ids in `scope_ids` that have a tombstone, each with its `erased_at` in
-    nanoseconds, read in real time."""
+    nanoseconds, read in real time. `index_seen`: the tombstone index was seen to
+    exist before (`index_exists`), so it is not looked for again."""
     if not scope_ids:
         return {}
     index = tombstone_index(alias)
     # No index, no tombstone: the index is created (and acknowledged by every node)
     # before the first tombstone is written. The check is far cheaper than an mget
     # answering "no such index" once per id.
-    if not client.indices.exists(index=index):
+    if not index_seen and not index_exists(client, alias):
         return {}
     response = client.mget(
         index=index,

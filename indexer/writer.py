@@ -102,6 +102,7 @@ class Writer:
         self.stats = BulkStats()
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
+        self._tombstones_seen = False  # the tombstone index exists (it stays)
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -196,7 +197,7 @@ class Writer:
         to_send: list[tuple[_Pending, Document]] = []
         refused: list[Document] = []
         for p in live:
-            if _covered(p, erased):
+            if erased and _covered(p, erased):
                 p.result = _rejected(p.submission.event, SCOPE_ERASED)
                 if p.document is not None:
                     refused.append(p.document)
@@ -207,7 +208,7 @@ class Writer:
             return
         to_send = self._with_vectors(to_send)
         # require_alias: a missing alias must not auto-create an unmapped index.
-        creates = [(doc.header, doc.body) for _, doc in to_send]
+        creates = [doc.action for _, doc in to_send]
         responses = self._send(creates, require_alias=True)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
@@ -240,6 +241,8 @@ class Writer:
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
         erased = self._erased({s for p, _, _ in stored for s in p.scopes})
+        if not erased:
+            return
         doomed = [entry for entry in stored if _covered(entry[0], erased)]
         if not doomed:
             return
@@ -299,8 +302,18 @@ class Writer:
         )
 
     def _erased(self, scope_ids: set[str]) -> dict[str, int]:
+        def read() -> dict[str, int]:
+            if not self._tombstones_seen:
+                # Looked for until it exists, then taken to: one request less per check.
+                if not tombstones.index_exists(self._es(), self._alias):
+                    return {}
+                self._tombstones_seen = True
+            return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+
+        if not scope_ids:
+            return {}
         return call_with_retries(
-            lambda: tombstones.erased_at(self._es(), self._alias, scope_ids),
+            read,
             policy=self.options.retry,
             what="read the tombstones",
             sleep=self._sleep,

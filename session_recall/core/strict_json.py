@@ -35,7 +35,8 @@ def loads(data: bytes) -> Any:
                 "the text is not UTF-8 (a binary file, or another encoding?)"
             ) from None
         raise InvalidJson(str(err)) from None
-    if isinstance(value, dict | list) and orjson.dumps(value) != data:
+    # Whitespace around the value holds no key: a line's `\r`, say, changes nothing.
+    if isinstance(value, dict | list) and orjson.dumps(value) != data.strip():
         json.loads(data, object_pairs_hook=_unique)
     return value
 

@@ -210,7 +210,7 @@ def events_group(
     )
 
 
-def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
+def _answer(items: list[Parsed | Rejected], stored: Any) -> Response:
     results = [next(stored) if isinstance(item, Parsed) else _refused(item) for item in items]
     counts = {status: sum(r.status is status for r in results) for status in Status}
     response = EventsResponse(
@@ -221,7 +221,10 @@ def _answer(items: list[Parsed | Rejected], stored: Any) -> JSONResponse:
         erased=sum(r.erased for r in results),
     )
     status = 422 if response.rejected else 200
-    return JSONResponse(response.model_dump(mode="json", exclude_none=True), status_code=status)
+    # Serialized by pydantic in one pass: the same compact JSON as `JSONResponse` writes
+    # from a dump, for a fraction of the CPU on a 100-event answer.
+    body = response.model_dump_json(exclude_none=True)
+    return Response(body, status_code=status, media_type="application/json")
 
 
 def _too_many(count: int, limit: int) -> JSONResponse:

@@ -26,7 +26,8 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     assert main([*args, "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
 
     report = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
-    for heading in ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Method"):
+    headings = ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Serve")
+    for heading in (*headings, "## Method"):
         assert heading in report, report
     assert "![latency against history size](latency.png)" in report
     assert len(_NUMBER.findall(report)) > 20, report
@@ -39,6 +40,13 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         assert size["reference"]["page0_any"]["same_as_reference"] is True
         assert size["ingest"]["ours"]["events_per_s"] > 0
         assert size["ingest"]["ours"]["peak_rss_mb"] > 0
+        assert size["ingest"]["loader"]["events_per_s"] > 0
+        serve = size["serve"]
+        assert (
+            serve["batches_8"]["units"] == serve["batches_32"]["units"] == size["dataset"]["events"]
+        )
+        assert serve["batches_8"]["generator_cpu_s"] > 0
+        assert serve["single_1"]["p50_ms"] > 0 and serve["recall_8"]["requests_per_s"] > 0
     run_id = results["config"]["run_id"]
     assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
     assert not (tmp_path / "work" / "events-2k.ndjson").exists()

@@ -83,3 +83,26 @@ def test_a_request_larger_than_the_queue_is_refused_as_such():
 
     with pytest.raises(TooManyEvents, match="Send at most 100 events per request"):
         asyncio.run(scenario())
+
+
+def test_a_lone_request_goes_out_at_once_and_arrivals_during_a_write_share_the_next():
+    """Group commit: the first request is written alone, without waiting for company;
+    the requests that arrive while it is in flight go out together in the next write."""
+    writer = _HeldWriter()
+
+    async def scenario() -> list[list[EventResult]]:
+        async with Batcher(writer) as batcher:  # default options
+            first = asyncio.create_task(batcher.submit(_events(0, 1)))
+            await asyncio.to_thread(writer.started.wait, WAIT_S)
+            later = [asyncio.create_task(batcher.submit(_events(1 + i, 2))) for i in range(5)]
+            for _ in range(10_000):  # until every request is queued behind the first
+                if batcher.pending == 11:
+                    break
+                await asyncio.sleep(0)
+            writer.release.set()
+            return await asyncio.gather(first, *later)
+
+    answers = asyncio.run(scenario())
+
+    assert writer.written == [1, 10]
+    assert [len(a) for a in answers] == [1, 2, 2, 2, 2, 2]

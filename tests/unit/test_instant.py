@@ -54,3 +54,27 @@ def test_rendering_round_trips_every_nanosecond(nanos: int):
     instant = Instant(nanos)
     assert Instant.parse(instant.isoformat()) == instant
     assert Instant.parse(instant.to_elasticsearch()) == instant
+
+
+@given(
+    st.integers(min_value=0, max_value=2**63 - 1),
+    st.sampled_from(["Z", "z", "+00:00", "-0000", "+02:00", "-05:30"]),
+    st.sampled_from(["T", "t"]),
+    st.sampled_from([".", ","]),
+    st.integers(min_value=0, max_value=9),
+)
+def test_a_parsed_text_renders_for_elasticsearch_as_its_instant_does(
+    nanos: int, offset: str, separator: str, comma: str, digits: int
+):
+    """Parsing keeps a UTC text's fixed-width form at hand; it is the one computed."""
+    shift = 0 if offset in ("Z", "z") else int(offset[1:3]) * 3600 + int(offset[-2:]) * 60
+    shift = -shift if offset.startswith("-") else shift
+    seconds, fraction = divmod(nanos, 10**9)
+    local = Instant((seconds + shift) * 10**9) if 0 <= seconds + shift < 2**63 // 10**9 else None
+    if local is None:
+        return
+    whole = local.to_elasticsearch()[:19].replace("T", separator)
+    fraction_text = f"{fraction:09d}"[:digits]
+    text = whole + (f"{comma}{fraction_text}" if digits else "") + offset
+    parsed = Instant.parse(text)
+    assert parsed.to_elasticsearch() == Instant(parsed.nanos).to_elasticsearch()

@@ -1,0 +1,144 @@
+"""`serve` under load: 100-event batches from 8 and from 32 concurrent clients, single
+events from one client, and recall over HTTP against the library call.
+
+`serve` runs as `session-recall serve` in a process of its own, on a fresh alias per
+batch load; the load generator (`bench.serve_load`) runs in another, and reports its own
+CPU. For the batch loads, the CPU per event of `serve` (from its process's CPU times)
+and of the node (as for ingest) are reported with `serve`'s peak RSS.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psutil
+from elasticsearch import Elasticsearch
+
+from bench.ingest_bench import PeakRss
+from bench.soak import Serve, free_port
+from bench.timing import percentile
+from session_recall.config import Settings
+from session_recall.tools import cross_session_tool
+from session_recall.tools.searchers import searchers_for
+
+REPO = Path(__file__).resolve().parents[1]
+BATCH = 100
+
+
+@contextmanager
+def serving(es_url: str, alias: str, home: Path) -> Iterator[Serve]:
+    # No embedder: the documents are the ones ingest and the baselines store.
+    log = home / f"{alias}-serve.log"
+    serve = Serve(
+        es_url, home, free_port(), log, alias=alias, env={"SESSION_RECALL_EMBEDDER": "none"}
+    )
+    serve.start()
+    try:
+        yield serve
+    finally:
+        serve.stop()
+
+
+def load(mode: str, url: str, *args: str) -> dict[str, Any]:
+    """One run of the load generator, in a process of its own."""
+    command = [sys.executable, "-m", "bench.serve_load", mode, url, *args]
+    done = subprocess.run(command, capture_output=True, cwd=REPO, check=False, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench.serve_load {mode} failed: {done.stderr.decode()[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _cpu_s(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def batches(
+    serve: Serve, path: Path, events: int, clients: int, node_cpu_s: Callable[[], float]
+) -> dict[str, Any]:
+    assert serve.process is not None
+    process = psutil.Process(serve.process.pid)
+    serve_cpu, node_cpu = _cpu_s(process), node_cpu_s()
+    with PeakRss(serve.process.pid) as rss:
+        result = load(
+            "batches", serve.url, "--file", str(path), "--clients", str(clients),
+            "--batch", str(BATCH),
+        )  # fmt: skip
+    if result["units"] != events:
+        raise RuntimeError(f"serve stored {result['units']} events, not {events}")
+    return {
+        **result,
+        "events_per_s": result["units_per_s"],
+        "serve_cpu_us_per_event": (_cpu_s(process) - serve_cpu) / events * 1e6,
+        "node_cpu_us_per_event": (node_cpu_s() - node_cpu) / events * 1e6,
+        "generator_cpu_us_per_event": result["generator_cpu_s"] / events * 1e6,
+        "peak_rss_mb": rss.peak / 2**20,
+    }
+
+
+def library_recall(
+    client: Elasticsearch, alias: str, user: str, query: str, calls: int
+) -> dict[str, Any]:
+    """The same tool call as the HTTP one, through the library in this process."""
+    searchers = searchers_for(client, Settings(SESSION_RECALL_INDEX=alias))
+    tool = cross_session_tool(searchers.cross_session(user_id=user))
+    arguments = {"innerThought": "bench", "query": query}
+    latencies = []
+    for _ in range(calls):
+        began = time.perf_counter()
+        tool.render(tool.run(arguments))
+        latencies.append((time.perf_counter() - began) * 1000)
+    return {"requests": calls, "p50_ms": percentile(latencies, 50)}
+
+
+def measure(
+    *,
+    es_url: str,
+    client: Elasticsearch,
+    path: Path,
+    events: int,
+    home: Path,
+    new_alias: Callable[[str], str],
+    drop: Callable[[str], None],
+    node_cpu_s: Callable[[], float],
+    user: str,
+    query: str,
+    quick: bool,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    alias = new_alias("serve-8")
+    with serving(es_url, alias, home) as serve:
+        log(f"serve: {events:,} events in {BATCH}-event batches from 8 clients")
+        report["batches_8"] = batches(serve, path, events, 8, node_cpu_s)
+        log(f"  {report['batches_8']['events_per_s']:,.0f} events/s")
+        client.indices.refresh(index=alias)
+        log("serve: single events from 1 client")
+        report["single_1"] = load("single", serve.url, "--requests", "50" if quick else "300")
+        log(f"  ack p50 {report['single_1']['p50_ms']:.1f} ms")
+        calls = 50 if quick else 300
+        report["recall_library_1"] = library_recall(client, alias, user, query, calls)
+        recall_args = ["--user", user, "--query", query]
+        report["recall_1"] = load("recall", serve.url, "--requests", str(calls), *recall_args)
+        report["recall_8"] = load(
+            "recall", serve.url, "--clients", "8", "--requests", str(calls * 8), *recall_args
+        )
+        log(
+            f"  recall p50 {report['recall_1']['p50_ms']:.1f} ms over HTTP, "
+            f"{report['recall_library_1']['p50_ms']:.1f} ms library; "
+            f"{report['recall_8']['requests_per_s']:,.0f} requests/s with 8 clients"
+        )
+    drop(alias)
+    alias = new_alias("serve-32")
+    with serving(es_url, alias, home) as serve:
+        log(f"serve: {events:,} events in {BATCH}-event batches from 32 clients")
+        report["batches_32"] = batches(serve, path, events, 32, node_cpu_s)
+        log(f"  {report['batches_32']['events_per_s']:,.0f} events/s")
+    drop(alias)
+    return report
