@@ -10,12 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
-from session_recall.indexer.event import (
-    CONTEXT_MAX_TEXT_BYTES,
-    DEFAULT_MAX_TEXT_BYTES,
-    Event,
-    event_if_plain,
-)
+from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
@@ -49,9 +44,6 @@ def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Reje
     if not isinstance(value, dict):
         return Rejected(value, f"an event must be a JSON object, not {_json_type(value)}")
     limits = limits or _DEFAULT_LIMITS
-    event = event_if_plain(value, limits.max_text_bytes)
-    if event is not None:
-        return Parsed(event, value)
     try:
         event = Event.model_validate(value, context={CONTEXT_MAX_TEXT_BYTES: limits.max_text_bytes})
     except ValidationError as err:
