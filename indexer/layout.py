@@ -1,10 +1,18 @@
-"""The partitioned layout as the writer meets it in Elasticsearch: which period the
-alias partitions by (the index template's `_meta`, written by `setup`), and making a
-partition from the template ahead of its first bulk."""
+"""The partitioned layout as it stands in Elasticsearch: which period the alias
+partitions by (the index template's `_meta`, written by `setup`), making a partition
+from the template ahead of its first bulk, and listing and pruning partitions."""
+
+from dataclasses import dataclass
 
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
-from session_recall.indexer.partitions import GRANULARITIES, Granularity
+from session_recall.core.instant import Instant
+from session_recall.indexer.partitions import (
+    GRANULARITIES,
+    Granularity,
+    Partition,
+    parse_partition,
+)
 
 # Where `setup` records the period in the index template's `_meta`.
 META_KEY = "partition"
@@ -41,3 +49,52 @@ def ensure_partition(client: Elasticsearch, index: str) -> bool:
             raise
         return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class StoredIndex:
+    """An index behind the alias: a partition (with the period it covers) or an
+    index of the single-index layout (`partition` None)."""
+
+    index: str
+    partition: Partition | None
+    docs: int
+    size_bytes: int
+
+
+def stored_indices(client: Elasticsearch, alias: str) -> list[StoredIndex]:
+    """Every index behind `alias`: the single-index layout's first, then the
+    partitions from the oldest period on. None when the alias does not exist."""
+    try:
+        rows = client.cat.indices(
+            index=alias, format="json", bytes="b", h="index,docs.count,store.size"
+        ).body
+    except NotFoundError:
+        return []
+    found = [
+        StoredIndex(
+            index=row["index"],
+            partition=parse_partition(alias, row["index"]),
+            docs=int(row.get("docs.count") or 0),
+            size_bytes=int(row.get("store.size") or 0),
+        )
+        for row in rows
+    ]
+    return sorted(found, key=lambda s: (s.partition is not None, _start(s), s.index))
+
+
+def _start(stored: StoredIndex) -> int:
+    return -1 if stored.partition is None else stored.partition.start.nanos
+
+
+def ending_before(indices: list[StoredIndex], before: Instant) -> list[StoredIndex]:
+    """The partitions whose whole period ends at or before `before`: what `prune`
+    deletes. Indices of the single-index layout are never among them."""
+    return [s for s in indices if s.partition is not None and s.partition.end <= before]
+
+
+def delete_partitions(client: Elasticsearch, indices: list[StoredIndex]) -> None:
+    """Delete whole partitions, named one by one (never a pattern)."""
+    names = [s.index for s in indices if s.partition is not None]
+    if names:
+        client.indices.delete(index=",".join(names))

@@ -29,6 +29,7 @@ GRANULARITIES: tuple[Granularity, ...] = get_args(Granularity)
 DEFAULT_GRANULARITY: Granularity = "month"
 
 _NANOS_PER_SECOND = 1_000_000_000
+_MAX_NANOS = 2**63 - 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?")
 
@@ -44,8 +45,11 @@ class Partition:
 
 
 def _instant(day: date) -> Instant:
+    """Midnight UTC of `day`, within the instants an event can carry: the first and
+    the last partition end there (a week of 1970 starts in 1969)."""
     moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    return Instant((moment - _EPOCH) // timedelta(seconds=1) * _NANOS_PER_SECOND)
+    nanos = (moment - _EPOCH) // timedelta(seconds=1) * _NANOS_PER_SECOND
+    return Instant(min(max(nanos, 0), _MAX_NANOS))
 
 
 def _bounds(granularity: Granularity, day: date) -> tuple[str, date, date]:
