@@ -66,9 +66,9 @@ def stored_indices(client: Elasticsearch, alias: str) -> list[StoredIndex]:
     """Every index behind `alias`: the single-index layout's first, then the
     partitions from the oldest period on. None when the alias does not exist."""
     try:
-        rows = client.cat.indices(
+        rows: list[dict[str, str]] = client.cat.indices(
             index=alias, format="json", bytes="b", h="index,docs.count,store.size"
-        ).body
+        ).body  # type: ignore[assignment]  # a list of rows with format=json
     except NotFoundError:
         return []
     found = [

@@ -17,6 +17,7 @@ the deletes of (a) remove it when the event comes again, as an at-least-once
 producer sends it, so any replay repairs what a failed run left.
 """
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -180,13 +181,16 @@ class Writer:
     def _ensure_partitions(self, indices: set[str]) -> None:
         for index in sorted(indices - self._partitions_made):
             call_with_retries(
-                lambda index=index: ensure_partition(self._es(), index),
+                functools.partial(self._ensure_partition, index),
                 policy=self.options.retry,
                 what=f"create the partition {index}",
                 sleep=self._sleep,
                 deadline=self._deadline,
             )
             self._partitions_made.add(index)
+
+    def _ensure_partition(self, index: str) -> bool:
+        return ensure_partition(self._es(), index)
 
     def _check_index(self) -> None:
         """Once per writer, before its first write: the index takes this model's vectors."""

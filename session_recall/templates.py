@@ -144,7 +144,6 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     )
 
 
-
 def _partitions(client: Elasticsearch, alias: str) -> list[str]:
     if not client.indices.exists_alias(name=alias):
         return []

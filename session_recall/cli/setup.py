@@ -22,9 +22,7 @@ from session_recall.templates import install
     type=click.IntRange(min=1),
     help="Shards of a partition one user's events spread over (default 1; under --shards).",
 )
-@click.option(
-    "--replicas", type=click.IntRange(min=0), help="Replicas of each shard (default 0)."
-)
+@click.option("--replicas", type=click.IntRange(min=0), help="Replicas of each shard (default 0).")
 @pass_app
 def setup(
     app: AppContext,

@@ -150,9 +150,7 @@ def test_documents_elasticsearch_refuses_go_to_the_dead_letter_and_the_rest_is_s
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
     # A real refusal: the events' partition, made ahead of time, maps `type` as a number.
-    es.indices.create(
-        index=f"{alias}-2026.07", mappings={"properties": {"type": {"type": "long"}}}
-    )
+    es.indices.create(index=f"{alias}-2026.07", mappings={"properties": {"type": {"type": "long"}}})
     events = [event(1, type="7"), event(2, type="user_message"), event(3, type="8")]
     dead = tmp_path / "dead.ndjson"
 

@@ -33,7 +33,7 @@ def test_a_replay_after_later_months_were_added_stores_nothing_twice(
 ):
     months = ["2026-03", "2026-04", "2026-05"]
     first = [_in_month(i, months[i % 3]) for i in range(300)]
-    later = [_in_month(i, m) for i, m in zip(range(300, 400), ["2026-06", "2026-07"] * 50)]
+    later = [_in_month(i, ["2026-06", "2026-07"][i % 2]) for i in range(300, 400)]
     source = write_ndjson(tmp_path / "three-months.ndjson", first)
 
     assert _run(es_url, alias, "ingest", str(source))[0] == 0
