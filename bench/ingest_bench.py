@@ -28,6 +28,7 @@ import psutil
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
+from session_recall.indexer.partitions import DEFAULT_GRANULARITY, partition_of
 from session_recall.indexer.writer import WriterOptions
 
 _SAMPLE_EVERY_S = 0.02
@@ -171,7 +172,9 @@ def prepare_bulk(source: Path, alias: str, out: Path) -> PreparedBulk:
             for line in lines:
                 parsed = parse_line(line)
                 if isinstance(parsed, Parsed):
-                    yield to_document(parsed.event, index=alias)
+                    stamp = parsed.event.timestamp
+                    partition = partition_of(alias, stamp, DEFAULT_GRANULARITY).index
+                    yield to_document(parsed.event, index=partition)
                 elif parsed is not None:
                     raise ValueError(f"the generator wrote an invalid event: {parsed.reason}")
 
@@ -210,7 +213,6 @@ def run_raw(es_url: str, prepared: PreparedBulk) -> IngestRun:
             bodies.seek(offset)
             response = client.post(
                 "/_bulk",
-                params={"require_alias": "true"},
                 content=bodies.read(length),
                 headers=headers,
             )

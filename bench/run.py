@@ -28,7 +28,7 @@ from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_re
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
-from session_recall.templates import install
+from session_recall.templates import install, uninstall
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
@@ -98,12 +98,7 @@ class Run:
         return alias
 
     def drop(self, alias: str) -> None:
-        client = self.client
-        client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
-        lenient = client.options(ignore_status=404)
-        lenient.indices.delete_index_template(name=alias)
-        for part in ("settings", "mappings"):
-            lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+        uninstall(self.client, alias)
         if alias in self.aliases:
             self.aliases.remove(alias)
 

@@ -85,6 +85,8 @@ class Writer:
 
     With an `embedder`, each event is stored with its vector (see `vectors`); when the
     embedder fails, events are stored without one and counted in `without_vectors`.
+    `granularity` is the alias's partition period when the caller knows it; unset,
+    the writer reads it from the index template `setup` installed.
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class Writer:
         *,
         options: WriterOptions | None = None,
         embedder: Embedder | None = None,
+        granularity: Granularity | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
@@ -107,10 +110,10 @@ class Writer:
         self.stats = BulkStats()
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
-        # The alias's period, read once (`setup` refuses to change it once partitions
-        # exist), and the partitions known to exist: each is made once, ahead of
-        # its first bulk.
-        self._granularity: Granularity | None = None
+        # The alias's period: given, or read from the index template once (`setup`
+        # refuses to change it once partitions exist). And the partitions known to
+        # exist: each is made once, ahead of its first bulk.
+        self._granularity = granularity
         self._partitions_made: set[str] = set()
 
     def write(

@@ -65,4 +65,4 @@ def mapping_update() -> dict[str, Any]:
     }
 
 
-__all__ = ["Templates", "index_templates", "mapping_update"]
+__all__ = ["COMPONENTS", "Templates", "index_templates", "mapping_update"]

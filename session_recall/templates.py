@@ -21,7 +21,7 @@ from session_recall.indexer.partitions import (
     parse_partition,
     partition_of,
 )
-from session_recall.mappings import index_templates, mapping_update
+from session_recall.mappings import COMPONENTS, index_templates, mapping_update
 
 
 class InvalidLayout(SessionRecallError):
@@ -149,3 +149,13 @@ def _partitions(client: Elasticsearch, alias: str) -> list[str]:
         return []
     indices = client.indices.get_alias(name=alias).body
     return sorted(i for i in indices if parse_partition(alias, i) is not None)
+
+
+def uninstall(client: Elasticsearch, alias: str) -> None:
+    """Delete every index of `alias` (its partitions, the single-index layout's, the
+    tombstones) and its templates: what a test or a benchmark made, gone."""
+    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+    lenient = client.options(ignore_status=404)
+    lenient.indices.delete_index_template(name=alias)
+    for part in COMPONENTS:
+        lenient.cluster.delete_component_template(name=f"{alias}-{part}")

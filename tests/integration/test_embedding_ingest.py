@@ -27,7 +27,7 @@ from session_recall.indexer import (
 )
 from session_recall.mappings import mapping_update
 from session_recall.recall import Searchers
-from session_recall.templates import install
+from session_recall.templates import install, uninstall
 from tests.support.embeddings_server import DIMS, MODEL, EmbeddingsServer
 from tests.support.memory_eval import events
 from tests.support.ndjson import write_ndjson
@@ -180,8 +180,4 @@ def test_an_index_of_the_single_index_layout_stays_readable_and_setup_upgrades_i
         assert backfill(es, alias, embedder).embedded == 20
         assert with_vectors(es, alias, embedder.model_id) == 40
     finally:
-        es.indices.delete(index=f"{alias}-*")
-        lenient = es.options(ignore_status=404)
-        lenient.indices.delete_index_template(name=alias)
-        for part in ("settings", "mappings"):
-            lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+        uninstall(es, alias)
