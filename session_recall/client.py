@@ -39,6 +39,17 @@ def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
     return Elasticsearch(settings.elasticsearch_urls(), **options)
 
 
+def failover_only(settings: Settings) -> dict[str, Any]:
+    """Client options for requests that must end within a deadline: no retry after a
+    timeout or an error answer (the caller's own retries know the deadline), but one
+    per other node after a connection error, which a node that is down gives at once."""
+    return {
+        "max_retries": len(settings.elasticsearch_urls()) - 1,
+        "retry_on_timeout": False,
+        "retry_on_status": (),
+    }
+
+
 def server_version(client: Elasticsearch) -> str:
     """The version of the node the client talks to.
 
