@@ -73,8 +73,16 @@ def test_a_missing_shard_is_unavailable_never_a_short_page(cluster: LocalCluster
     }
     assert hit and set(USERS) - hit, "the shards should sit on both nodes"
 
+    status = _node_cli("status", cluster.name)
+    assert status.exit_code == 0, status.output
+    assert sorted(line.split()[0] for line in status.output.splitlines()) == [
+        node.name for node in cluster.nodes
+    ]
+
     os.kill(server_pid(es, victim), signal.SIGKILL)
     assert wait_until(lambda: _nodes(es) == 1, timeout=120)
+    status = _node_cli("status", cluster.name)
+    assert status.exit_code == 1 and f"{victim} not running" in status.output, status.output
 
     searchers = searchers_for(es, settings)
     with TestClient(create_app(settings)) as web:
@@ -100,6 +108,14 @@ def test_a_missing_shard_is_unavailable_never_a_short_page(cluster: LocalCluster
                 assert over_http.status_code == 200, over_http.text
                 assert cli.exit_code == 0, cli.output
     es.close()
+    stopped = _node_cli("stop", cluster.name)
+    assert stopped.output.strip() == "Stopped 1 of 2 nodes.", stopped.output
+
+
+def _node_cli(command: str, name: str):
+    return CliRunner().invoke(
+        main, ["--home", str(home_for_tests()), "node", command, "--name", name]
+    )
 
 
 def _node_ids(es: Elasticsearch, name: str) -> set[str]:
