@@ -82,7 +82,8 @@ def main(
     \b
     Exit codes:
       0  success
-      1  ingest: some events went to the dead-letter file (`node status`: not running)
+      1  ingest: some events went to the dead-letter file; a search: a shard is
+         missing, run it again soon (`node status`: not running)
       2  usage: a wrong option, argument or query; change the command
       3  Elasticsearch unavailable or not set up, or the configuration is wrong
     \b
