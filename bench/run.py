@@ -238,17 +238,21 @@ class Run:
         results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
         raw_json.write_text(json.dumps(results, indent=1, default=str))
 
+    def _results(self, command: str) -> dict[str, Any]:
+        """What a mode's results start with: the machine, the command, the repetitions."""
+        return {
+            "machine": machine.describe(self.client),
+            "command": command,
+            "reps": self.config.reps,
+            "warmup": self.config.warmup,
+            "sizes": [],
+        }
+
     def execute_semantic(self, command: str) -> dict[str, Any]:
         """The --semantic mode: see bench/semantic.py."""
         started = time.perf_counter()
         config = self.config
-        results: dict[str, Any] = {
-            "machine": machine.describe(self.client),
-            "command": command,
-            "reps": config.reps,
-            "warmup": config.warmup,
-            "sizes": [],
-        }
+        results = self._results(command)
         self.each_size(
             results,
             config.work_dir / "semantic.json",
@@ -266,12 +270,7 @@ class Run:
         """The --scale mode: see bench/scale.py."""
         started = time.perf_counter()
         config = self.config
-        results: dict[str, Any] = {
-            "machine": machine.describe(self.client),
-            "command": command,
-            "reps": config.reps,
-            "sizes": [],
-        }
+        results = self._results(command)
         raw_json = config.work_dir / "scale.json"
         try:
             for heavy in config.sizes:

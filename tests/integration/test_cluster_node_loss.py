@@ -18,12 +18,18 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.indexer import Event, Submission, Writer
-from session_recall.indexer.checkpoint import load
 from session_recall.node import LocalCluster, wait_until
 from session_recall.recall import CrossSessionSearcher
 from session_recall.templates import install
 from tests.support.elasticsearch import dedicated_cluster, server_pid
-from tests.support.ndjson import duplicated_event_ids, event, stored, write_ndjson
+from tests.support.ndjson import (
+    checkpoint_offset,
+    duplicated_event_ids,
+    event,
+    stored,
+    write_ndjson,
+)
+from tests.support.pages import cursor_pages
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -59,16 +65,6 @@ def _ingested(i: int) -> dict:
     """Event `i` of the ingested file: three months, eleven users."""
     stamp = f"2026-0{1 + i % 3}-{1 + i % 28:02d}T08:00:00.{i:09d}Z"
     return event(i, user=f"u{i % 11}", timestamp=stamp)
-
-
-def _chain(searcher: CrossSessionSearcher) -> list[list[str]]:
-    """Every page of the reader's search, by cursor."""
-    pages, page = [], searcher.search("we decided")
-    while True:
-        pages.append([item.event_id for item in page.items])
-        if page.next_cursor is None:
-            return pages
-        page = searcher.search("we decided", cursor=page.next_cursor)
 
 
 class RecallLoop(threading.Thread):
@@ -118,7 +114,9 @@ def test_a_node_killed_under_load_loses_and_duplicates_nothing(
     loop.start()
     ingest = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        assert wait_until(lambda: _offset(ckpt) > 0, timeout=300), "the ingest made no progress"
+        assert wait_until(lambda: checkpoint_offset(ckpt) > 0, timeout=300), (
+            "the ingest made no progress"
+        )
         victim = cluster.nodes[1]
         os.kill(server_pid(es, victim.name), signal.SIGKILL)
         assert ingest.poll() is None, "the ingest ended before the node was killed"
@@ -141,22 +139,15 @@ def test_a_node_killed_under_load_loses_and_duplicates_nothing(
     assert duplicated_event_ids(es, ALIAS) == []
     assert not loop.unexpected, loop.unexpected
     assert all(err.kind is ErrorKind.UNAVAILABLE for err in loop.errors), loop.errors
-    after = _chain(
-        CrossSessionSearcher(es, alias=ALIAS, user_id="reader", cursor_key=KEY, page_size=PAGE)
+    after = cursor_pages(
+        CrossSessionSearcher(es, alias=ALIAS, user_id="reader", cursor_key=KEY, page_size=PAGE),
+        "we decided",
     )
     assert len(after) == READER_EVENTS // PAGE
     assert loop.pages[pages_before_restart:], "the recall loop ran on during the restart"
     for position, ids in loop.pages:
         assert ids == after[position], f"page {position} answered {ids}"
     es.close()
-
-
-def _offset(path: Path) -> int:
-    try:
-        saved = load(path)
-    except Exception:  # a reader may race the rename; the next poll sees the file
-        return 0
-    return saved.offset if saved else 0
 
 
 def _nodes(es: Elasticsearch) -> int:

@@ -10,6 +10,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core.instant import Instant
 from session_recall.recall import CrossSessionSearcher
 from tests.support.events import event, write_events
+from tests.support.pages import served
 
 pytestmark = pytest.mark.integration
 
@@ -53,14 +54,7 @@ def test_a_late_cursor_page_skips_the_earlier_monthly_partitions(es: Elasticsear
         page_size=10,
     )
 
-    page, served = searcher.search("we decided"), []
-    while True:
-        served += [item.event_id for item in page.items]
-        if page.next_cursor is None:
-            break
-        page = searcher.search("we decided", cursor=page.next_cursor)
-
-    assert served == [e["event_id"] for e in history]
+    assert served(searcher, "we decided") == [e["event_id"] for e in history]
     last = seam.shards[-1]  # the last page: its range starts in the 22nd month
     assert last["total"] >= 24 and last["failed"] == 0
     assert last["skipped"] >= 20, last

@@ -10,6 +10,7 @@ from session_recall.recall import (
     CrossSessionSearcher,
 )
 from tests.support.events import event, write_events
+from tests.support.pages import served
 
 pytestmark = pytest.mark.integration
 
@@ -45,13 +46,7 @@ def test_search_spans_the_partitions_behind_the_alias(es: Elasticsearch, alias: 
     searcher = CrossSessionSearcher(
         es, alias=alias, user_id="u", cursor_key=KEY, page_size=7, max_result_window=20
     )
-    page, served = searcher.search("we decided"), []
-    while True:
-        served += [item.event_id for item in page.items]
-        if page.next_cursor is None:
-            break
-        page = searcher.search("we decided", cursor=page.next_cursor)
-    assert served == expected
+    assert served(searcher, "we decided") == expected
     for number in (0, 2, 5, 8):  # pages 3 and beyond hop past the tiny window
         items = searcher.search("we decided", page=number).items
         assert [item.event_id for item in items] == expected[number * 7 : number * 7 + 7]

@@ -10,6 +10,7 @@ from elasticsearch import Elasticsearch
 from session_recall.recall import CrossSessionSearcher
 from session_recall.templates import install, uninstall
 from tests.support.events import event, write_events
+from tests.support.pages import cursor_pages
 
 pytestmark = pytest.mark.integration
 
@@ -35,12 +36,7 @@ def _history() -> list[dict]:
 
 def _pages(es: Elasticsearch, alias: str, user: str) -> list[list[str]]:
     searcher = CrossSessionSearcher(es, alias=alias, user_id=user, cursor_key=KEY, page_size=7)
-    pages, page = [], searcher.search("we decided")
-    while True:
-        pages.append([item.event_id for item in page.items])
-        if page.next_cursor is None:
-            return pages
-        page = searcher.search("we decided", cursor=page.next_cursor)
+    return cursor_pages(searcher, "we decided")
 
 
 def test_a_user_spreads_over_that_many_shards_and_recall_answers_the_same(
