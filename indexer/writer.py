@@ -380,8 +380,10 @@ class Writer:
         if response.status == 409:
             return EventResult(status=Status.ALREADY_PRESENT, event_id=event.event_id)
         if response.status == 404 and "index_not_found" in (response.error or ""):
+            self._partitions_made.discard(response.index or "")  # pruned: made again next time
             raise AliasMissing(
-                f"{self._alias!r} is not an alias with a write index.",
+                f"The partition {response.index or ''} of {self._alias!r} went away, and the "
+                "cluster does not create indices on write.",
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
         return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
