@@ -272,6 +272,7 @@ class Run:
         config = self.config
         results = self._results(command)
         raw_json = config.work_dir / "scale.json"
+        earlier = json.loads(raw_json.read_text()) if raw_json.exists() else {}
         try:
             for heavy in config.sizes:
                 results["sizes"].append(scale.run_size(self, heavy))
@@ -282,6 +283,8 @@ class Run:
         if cluster_size:
             home = config.work_dir / "nodes"
             results["cluster"] = scale.compare_cluster(self, cluster_size, home)
+        elif "cluster" in earlier:  # --cluster-size 0 keeps the last comparison's figures
+            results["cluster"] = {**earlier["cluster"], "command": earlier.get("command")}
         results["wall_s"] = time.perf_counter() - started
         raw_json.write_text(json.dumps(results, indent=1, default=str))
         scale_plot = config.plot.with_name("scale.png")
@@ -369,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--cluster-size",
-        help="--scale: the heavy user's events for the 3-node comparison (default 1M; 0: skip)",
+        help="--scale: the heavy user's events for the 3-node comparison (default 1M; 0: keep "
+        "the last run's figures)",
     )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))

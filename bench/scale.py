@@ -4,6 +4,7 @@ against one node.
     python -m bench.run --scale                        # 10k, 1M and 10M events
     python -m bench.run --scale --sizes 10k 100k       # what a small machine affords
     python -m bench.run --scale --cluster-size 100k    # the 3-node comparison's size
+    python -m bench.run --scale --cluster-size 0       # keep the last comparison's figures
 
 Per size, one node (--es-url): a heavy user's history spread evenly over 36 monthly
 partitions, plus light users (a tenth as many events again), loaded with `session-recall
@@ -239,7 +240,8 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
         lines += [
             "",
             f"Three local nodes (1 replica) against one node (0 replicas), same heap, same "
-            f"machine, {cluster['events']:,} events ({cluster['heavy_events']:,} heavy):",
+            f"machine, {cluster['events']:,} events ({cluster['heavy_events']:,} heavy)"
+            + (f", from `{cluster['command']}`:" if cluster.get("command") else ":"),
             "",
             "| | ingest events/s | page 0 p50 ms |",
             "|---|---:|---:|",
@@ -254,7 +256,10 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
             "",
             "All nodes share this machine's cores, so three nodes cannot be faster here: "
             "each event is written twice (primary and replica) by JVMs that compete for "
-            "the same CPUs. What a cluster buys is room and node loss without data loss.",
+            "the same CPUs. What a cluster buys is room and node loss without data loss. "
+            "Both were measured on nodes started for it, right after the ingest (caches "
+            "cold, segments not merged): compare these two rows with each other, not "
+            "with the table above.",
         ]
     relative = os.path.relpath(plot, report_path.parent)
     lines += ["", f"![scale-out latency]({relative})", "", END, ""]
