@@ -5,7 +5,7 @@ start to exit (interpreter start-up included), and its resident memory, children
 included, is sampled every 20 ms.
 
 The raw side is the floor any client could reach on this node: the same documents,
-`_id`s, routing, `create` op type, `require_alias` and chunks as the indexer's, serialized
+`_id`s, routing, `create` op type, monthly partitions and chunks as the indexer's, serialized
 into `_bulk` bodies before the clock starts, then posted one chunk after the other over
 one keep-alive connection with httpx, which is how the indexer sends them (sequentially).
 """
@@ -28,6 +28,7 @@ import psutil
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
+from session_recall.indexer.partitions import DEFAULT_GRANULARITY, partition_of
 from session_recall.indexer.writer import WriterOptions
 
 _SAMPLE_EVERY_S = 0.02
@@ -184,7 +185,9 @@ def prepare_bulk(source: Path, alias: str, out: Path) -> PreparedBulk:
             for line in lines:
                 parsed = parse_line(line)
                 if isinstance(parsed, Parsed):
-                    yield to_document(parsed.event, index=alias)
+                    stamp = parsed.event.timestamp
+                    partition = partition_of(alias, stamp, DEFAULT_GRANULARITY).index
+                    yield to_document(parsed.event, index=partition)
                 elif parsed is not None:
                     raise ValueError(f"the generator wrote an invalid event: {parsed.reason}")
 
@@ -223,7 +226,6 @@ def run_raw(es_url: str, prepared: PreparedBulk) -> IngestRun:
             bodies.seek(offset)
             response = client.post(
                 "/_bulk",
-                params={"require_alias": "true"},
                 content=bodies.read(length),
                 headers=headers,
             )

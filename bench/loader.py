@@ -4,7 +4,8 @@ validation, no dead letters, no checkpoint, no tombstones.
 
     python -m bench.loader --es-url URL --index ALIAS FILE
 
-Java producers' camelCase keys are renamed to the mapping's snake_case (the mapping
+Each event goes to its month's partition, as ours does (`ALIAS-2026.07`, from the
+template). Java producers' camelCase keys are renamed to the mapping's snake_case (the mapping
 is strict). The id is the same digest as ours (sha256 of `[user_id, event_id]` as compact JSON), so
 both store the same documents under the same ids.
 """
@@ -29,7 +30,7 @@ def actions(path: str, index: str):  # type: ignore[no-untyped-def]
                              separators=(",", ":"))  # fmt: skip
             yield {
                 "_op_type": "create",
-                "_index": index,
+                "_index": f"{index}-{event['timestamp'][:7].replace('-', '.')}",  # its month
                 "_id": hashlib.sha256(key.encode()).hexdigest(),
                 "routing": event["user_id"],
                 "_source": event,

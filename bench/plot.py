@@ -57,3 +57,27 @@ def plot(results: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     plt.close(figure)
+
+
+def plot_scale(results: dict[str, Any], path: Path) -> None:
+    """Page 0 and the deep cursor page against the heavy user's history size."""
+    sizes = sorted(results["sizes"], key=lambda s: s["heavy_events"])
+    figure, axes = plt.subplots(figsize=(9, 4.5), dpi=110)
+    xs = [s["heavy_events"] for s in sizes]
+    for key, label, marker in (("page0", "page 0", "o"), ("cursor", "cursor page", "*")):
+        axes.plot(xs, [s[key]["p50_ms"] for s in sizes], marker=marker, label=f"{label} p50")
+        axes.plot(
+            xs, [s[key]["p95_ms"] for s in sizes], marker=marker, linestyle=":", linewidth=0.8,
+            label=f"{label} p95",
+        )  # fmt: skip
+    axes.set_xscale("log")
+    axes.set_xlabel("heavy user's events, over 36 monthly partitions")
+    axes.set_ylabel("latency (ms)")
+    axes.set_ylim(bottom=0)
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend()
+    axes.set_title("cross_session_search on a partitioned history (one node)")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    plt.close(figure)

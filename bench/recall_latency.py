@@ -29,13 +29,14 @@ from elasticsearch import Elasticsearch, helpers
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
+from session_recall.indexer.partitions import partition_of
 from session_recall.recall import (
     CrossConversationSearcher,
     CrossConversationSettings,
     CrossSessionSearcher,
 )
 from session_recall.recall.recent_conversations import recent_conversations_body, window_start
-from session_recall.templates import index_templates, install
+from session_recall.templates import install, uninstall
 
 USER, CONTACT, INBOX = "bench-user", "bench-contact", "bench-inbox"
 QUERY = "we decided"
@@ -97,7 +98,12 @@ def events(total: int, others: int) -> Iterator[dict[str, Any]]:
 def load(es: Elasticsearch, alias: str, total: int, others: int) -> float:
     started = time.perf_counter()
     actions = (
-        {"_index": alias, "_id": d["event_id"], "_routing": d["user_id"], "_source": d}
+        {
+            "_index": partition_of(alias, Instant.parse(d["timestamp"]), "month").index,
+            "_id": d["event_id"],
+            "_routing": d["user_id"],
+            "_source": d,
+        }
         for d in events(total, others)
     )
     for ok, item in helpers.streaming_bulk(
@@ -267,7 +273,6 @@ def main(argv: list[str] | None = None) -> int:
 
     es = make_client(Settings())
     alias = f"bench-recall-{uuid.uuid4().hex[:8]}"
-    templates = index_templates(alias)
     install(es, alias)
     try:
         seconds = load(es, alias, args.events, args.others)
@@ -277,10 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         cross_conversation(took, alias, key, args.runs)
         top_conversations(es, took, alias, args.runs)
     finally:
-        es.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
-        es.indices.delete_index_template(name=templates.index_template_name)
-        for name in templates.components:
-            es.cluster.delete_component_template(name=name)
+        uninstall(es, alias)
         es.close()
     return 0
 

@@ -473,7 +473,7 @@ def _method(results: dict[str, Any]) -> list[str]:
         "since the reference's cost does not depend on the page.",
         "- **Ingest**: `session-recall ingest FILE` as a subprocess, wall time from start to "
         "exit, resident memory of the process tree sampled every 20 ms. Raw `_bulk`: the "
-        "same documents, ids, routing, `create`, `require_alias` and 1,000-event chunks, "
+        "same documents, ids, routing, `create`, partitions and 1,000-event chunks, "
         "serialized before the clock starts, posted sequentially with httpx on one "
         "connection into a fresh index with the same templates. Raw runs first, its index "
         "is deleted, then ours runs.",

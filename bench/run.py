@@ -4,6 +4,7 @@
     python -m bench.run --quick         # 2k and 10k, a smoke run: into bench/out/quick/
     python -m bench.run --sizes 10k 100k --es-url http://127.0.0.1:9200
     python -m bench.run --semantic      # issue 10 (bench/semantic.py)
+    python -m bench.run --scale         # issue 11 (bench/scale.py): partitions, a cluster
 
 Elasticsearch comes from --es-url or ELASTICSEARCH_URL. Every index, alias and template
 the run creates is named bench-<run id>-... and is deleted at the end (--keep keeps
@@ -23,12 +24,12 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench import generate, ingest_bench, machine, plot, report, semantic, serve_bench
+from bench import generate, ingest_bench, machine, plot, report, scale, semantic, serve_bench
 from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
-from session_recall.templates import install
+from session_recall.templates import install, uninstall
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
@@ -66,6 +67,8 @@ def config_from(args: argparse.Namespace) -> Config:
     quick = args.quick
     out = args.out_dir
     default_sizes = (2_000, 10_000) if quick else (10_000, 100_000, 1_000_000)
+    if args.scale and not quick:
+        default_sizes = (10_000, 1_000_000, 10_000_000)
     sizes = tuple(sorted(parse_size(s) for s in args.sizes)) if args.sizes else default_sizes
     return Config(
         sizes=sizes,
@@ -100,12 +103,7 @@ class Run:
         return alias
 
     def drop(self, alias: str) -> None:
-        client = self.client
-        client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
-        lenient = client.options(ignore_status=404)
-        lenient.indices.delete_index_template(name=alias)
-        for part in ("settings", "mappings"):
-            lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+        uninstall(self.client, alias)
         if alias in self.aliases:
             self.aliases.remove(alias)
 
@@ -270,17 +268,21 @@ class Run:
         results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
         raw_json.write_text(json.dumps(results, indent=1, default=str))
 
+    def _results(self, command: str) -> dict[str, Any]:
+        """What a mode's results start with: the machine, the command, the repetitions."""
+        return {
+            "machine": machine.describe(self.client),
+            "command": command,
+            "reps": self.config.reps,
+            "warmup": self.config.warmup,
+            "sizes": [],
+        }
+
     def execute_semantic(self, command: str) -> dict[str, Any]:
         """The --semantic mode: see bench/semantic.py."""
         started = time.perf_counter()
         config = self.config
-        results: dict[str, Any] = {
-            "machine": machine.describe(self.client),
-            "command": command,
-            "reps": config.reps,
-            "warmup": config.warmup,
-            "sizes": [],
-        }
+        results = self._results(command)
         self.each_size(
             results,
             config.work_dir / "semantic.json",
@@ -292,6 +294,38 @@ class Run:
         document = semantic.replace_section(old or "# Benchmarks\n", semantic.section(results))
         config.report.write_text(document, encoding="utf-8")
         self.log(f"wrote the semantic section of {config.report}")
+        return results
+
+    def execute_scale(self, command: str, cluster_size: int | None) -> dict[str, Any]:
+        """The --scale mode: see bench/scale.py."""
+        started = time.perf_counter()
+        config = self.config
+        results = self._results(command)
+        raw_json = config.work_dir / "scale.json"
+        earlier = json.loads(raw_json.read_text()) if raw_json.exists() else {}
+        try:
+            for heavy in config.sizes:
+                results["sizes"].append(scale.run_size(self, heavy))
+                raw_json.write_text(json.dumps(results, indent=1, default=str))
+        finally:
+            for alias in list(self.aliases):
+                self.drop(alias)
+        if cluster_size:
+            home = config.work_dir / "nodes"
+            results["cluster"] = scale.compare_cluster(self, cluster_size, home)
+        elif "cluster" in earlier:  # --cluster-size 0 keeps the last comparison's figures
+            results["cluster"] = {**earlier["cluster"], "command": earlier.get("command")}
+        results["wall_s"] = time.perf_counter() - started
+        raw_json.write_text(json.dumps(results, indent=1, default=str))
+        scale_plot = config.plot.with_name("scale.png")
+        plot.plot_scale(results, scale_plot)
+        config.report.parent.mkdir(parents=True, exist_ok=True)
+        old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
+        text = scale.section(results, scale_plot, config.report)
+        config.report.write_text(
+            scale.replace_section(old or "# Benchmarks\n", text), encoding="utf-8"
+        )
+        self.log(f"wrote the scale-out section of {config.report} and {scale_plot}")
         return results
 
     def execute(self, command: str) -> dict[str, Any]:
@@ -327,9 +361,10 @@ class Run:
         config.report.parent.mkdir(parents=True, exist_ok=True)
         rendered = report.render(results, plot=config.plot, report=config.report)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
-        kept = semantic.kept_section(old)  # written by --semantic runs, not this one
-        if kept is not None:
-            rendered = semantic.replace_section(rendered, kept)
+        for mode in (semantic, scale):  # sections written by the other modes' runs
+            kept = mode.kept_section(old)
+            if kept is not None:
+                rendered = mode.replace_section(rendered, kept)
         config.report.write_text(rendered, encoding="utf-8")
         self.log(f"wrote {config.report} and {config.plot} in {results['wall_s'] / 60:.1f} min")
         return results
@@ -361,6 +396,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="issue 10: ingest with the default embedder, memory_search keyword vs hybrid",
     )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="issue 11: 36 monthly partitions on one node, and 3 nodes against one",
+    )
+    parser.add_argument(
+        "--cluster-size",
+        help="--scale: the heavy user's events for the 3-node comparison (default 1M; 0: keep "
+        "the last run's figures)",
+    )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     parser.add_argument("--out-dir", type=Path, help="write report, plot and data here")
@@ -382,7 +427,10 @@ def main(argv: list[str] | None = None) -> int:
         check_server(client)
         command = " ".join(["python -m bench.run", *_shown(argv or sys.argv[1:])])
         run = Run(client, args.es_url, config)
-        if args.semantic:
+        if args.scale:
+            cluster = parse_size(args.cluster_size) if args.cluster_size else 1_000_000
+            run.execute_scale(command, cluster or None)
+        elif args.semantic:
             run.execute_semantic(command)
         else:
             run.execute(command)

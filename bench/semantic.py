@@ -12,11 +12,10 @@ the "Semantic recall" section of the report, between markers, so the other bench
 sections are kept, and a later full run keeps this one.
 """
 
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from bench import generate, ingest_bench, report
+from bench import generate, ingest_bench, report, sections
 from bench.timing import Samples
 from session_recall.embeddings import StaticEmbedder
 from session_recall.recall import Searchers
@@ -148,17 +147,11 @@ def section(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_SECTION = re.compile(re.escape(START) + ".*?" + re.escape(END) + "\n?", re.S)
-
-
 def replace_section(document: str, text: str) -> str:
     """`document` with `text` in place of its semantic section, or after the rest."""
-    if _SECTION.search(document) is None:
-        return document.rstrip("\n") + "\n\n" + text
-    return _SECTION.sub(lambda _: text, document, count=1)
+    return sections.replace(document, text, start=START, end=END)
 
 
 def kept_section(document: str) -> str | None:
     """The semantic section of an existing report, for a full run to carry over."""
-    found = _SECTION.search(document)
-    return None if found is None else found.group(0)
+    return sections.kept(document, start=START, end=END)

@@ -104,6 +104,8 @@ def backfill(
             source_includes=["text", MODELS_FIELD],
             track_total_hits=False,
             search_after=after,
+            # A page missing a shard would end the backfill early, as if all were done.
+            allow_partial_search_results=False,
         )
         hits = retrying(page, what="find events without vectors").body["hits"]["hits"]
         if not hits:

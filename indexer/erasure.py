@@ -218,6 +218,8 @@ def _search_page(
         source=False,
         track_total_hits=False,
         search_after=after,
+        # A page missing a shard would end the pass early, as if all were erased.
+        allow_partial_search_results=False,
     )
     hits: list[dict[str, Any]] = response.body["hits"]["hits"]
     return hits

@@ -6,7 +6,7 @@ what was erased. An event stamped after it is new, and is stored.
 
 The writer reads them before and after every bulk. They are read with a realtime
 `mget`, never cached: a stale answer would let an erased event back in. The index
-name does not match the events' template pattern (`ALIAS-0*`), so it gets its own
+name matches none of the events' partition names (`ALIAS-2026.07`...), so it gets its own
 small mapping here.
 """
 

@@ -24,6 +24,7 @@ from session_recall.embeddings import (
 )
 from session_recall.indexer.document import Document
 from session_recall.indexer.errors import EmbeddingModelChanged, VectorFieldsMissing
+from session_recall.indexer.partitions import parse_partition
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def with_vectors(
 
 def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | None:
     """Whether `embedder`'s vectors may be written to `alias`: None when they may, else
-    why not (the write index predates the vector fields; events then go without).
+    why not (an index events go to predates the vector fields; events then go without).
 
     Raises `EmbeddingModelChanged` when the alias holds vectors of other models only:
     mixing two models' vectors would make similarities meaningless, and the new
@@ -91,13 +92,13 @@ def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | 
             "for every stored event (into a field of its own), or configure the previous "
             "model again.",
         )
-    write_index = _write_index(aliases, alias)
-    properties = mappings.get(write_index, {}).get("mappings", {}).get("properties", {})
-    if write_index is not None and VECTORS_FIELD not in properties:
-        return (
-            f"the index {write_index} has no vector fields (an earlier release made it): "
-            "run `session-recall setup`, then `session-recall embed --backfill`"
-        )
+    for index in _written_indices(aliases, alias):
+        properties = mappings.get(index, {}).get("mappings", {}).get("properties", {})
+        if VECTORS_FIELD not in properties:
+            return (
+                f"the index {index} has no vector fields (an earlier release made it): "
+                "run `session-recall setup`, then `session-recall embed --backfill`"
+            )
     return None
 
 
@@ -120,10 +121,14 @@ def mapped_models(client: Elasticsearch, alias: str) -> set[str]:
     return models
 
 
-def _write_index(aliases: dict[str, Any], alias: str) -> str | None:
-    """The index the alias writes to: the one marked so, or its only index."""
-    indices = list(aliases)
-    for index, entry in aliases.items():
-        if entry.get("aliases", {}).get(alias, {}).get("is_write_index"):
-            return str(index)
-    return indices[0] if len(indices) == 1 else None
+def _written_indices(aliases: dict[str, Any], alias: str) -> list[str]:
+    """The indices events go to: every partition behind the alias (an event goes to
+    its own period's, however old), and the write index of a single-index layout."""
+    indices = sorted(aliases)
+    written = [index for index in indices if parse_partition(alias, index) is not None]
+    for index in indices:
+        if aliases[index].get("aliases", {}).get(alias, {}).get("is_write_index"):
+            written.append(index)
+    if not written and len(indices) == 1:
+        written = indices
+    return written

@@ -5,7 +5,9 @@ Per chunk, against a concurrent erasure (which writes its tombstone, refreshes, 
 deletes what it finds):
   (a) read the tombstones of the chunk's scopes and refuse the events they cover,
       deleting any copy of them already stored (see below);
-  (b) bulk-create the rest (routing = user_id, 409 = already present);
+  (b) bulk-create the rest (routing = user_id, 409 = already present), each into the
+      partition its own timestamp names (see `partitions`), so a replay meets its
+      stored copy however late it comes;
   (c) read the tombstones again and delete any document just written that a
       tombstone written in between covers.
 A document stored before the tombstone was written is found by the erasure's search
@@ -15,6 +17,7 @@ the deletes of (a) remove it when the event comes again, as an at-least-once
 producer sends it, so any replay repairs what a failed run left.
 """
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,6 +36,8 @@ from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
+from session_recall.indexer.layout import ensure_partition, granularity
+from session_recall.indexer.partitions import Granularity, parse_partition, partition_of
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
@@ -80,6 +85,8 @@ class Writer:
 
     With an `embedder`, each event is stored with its vector (see `vectors`); when the
     embedder fails, events are stored without one and counted in `without_vectors`.
+    `granularity` is the alias's partition period when the caller knows it; unset,
+    the writer reads it from the index template `setup` installed.
     """
 
     def __init__(
@@ -89,6 +96,7 @@ class Writer:
         *,
         options: WriterOptions | None = None,
         embedder: Embedder | None = None,
+        granularity: Granularity | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
@@ -103,6 +111,11 @@ class Writer:
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
         self._tombstones_seen = False  # the tombstone index exists (it stays)
+        # The alias's period: given, or read from the index template once (`setup`
+        # refuses to change it once partitions exist). And the partitions known to
+        # exist: each is made once, ahead of its first bulk.
+        self._granularity = granularity
+        self._partitions_made: set[str] = set()
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -119,6 +132,7 @@ class Writer:
         each waiting for the other. Chunks still go out, and come back, in order.
         """
         self._deadline = deadline
+        self._check_layout()
         self._check_index()
         prepared = (
             item if isinstance(item, Flush) else self._prepare(item) for item in submissions
@@ -146,6 +160,41 @@ class Writer:
                 in_flight = sent
             if in_flight is not None:
                 yield from _finished(*in_flight)
+
+    def _check_layout(self) -> None:
+        if self._granularity is not None:
+            return
+        alias = self._alias
+        self._granularity = call_with_retries(
+            lambda: granularity(self._es(), alias),
+            policy=self.options.retry,
+            what="read the index template",
+            sleep=self._sleep,
+            deadline=self._deadline,
+        )
+        if self._granularity is None:
+            raise AliasMissing(
+                f"{alias!r} has no partitioned layout to write to.",
+                hint=f"Run `session-recall --index {alias} setup` first.",
+            )
+
+    def _partition(self, event: Event) -> str:
+        assert self._granularity is not None  # _check_layout ran
+        return partition_of(self._alias, event.timestamp, self._granularity).index
+
+    def _ensure_partitions(self, indices: set[str]) -> None:
+        for index in sorted(indices - self._partitions_made):
+            call_with_retries(
+                functools.partial(self._ensure_partition, index),
+                policy=self.options.retry,
+                what=f"create the partition {index}",
+                sleep=self._sleep,
+                deadline=self._deadline,
+            )
+            self._partitions_made.add(index)
+
+    def _ensure_partition(self, index: str) -> bool:
+        return ensure_partition(self._es(), index)
 
     def _check_index(self) -> None:
         """Once per writer, before its first write: the index takes this model's vectors."""
@@ -180,7 +229,7 @@ class Writer:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))
         try:
-            document = to_document(event, index=self._alias)
+            document = to_document(event, index=self._partition(event))
         except TypeError as err:
             item.result = _rejected(event, f"metadata cannot be stored as JSON: {err}")
             return item
@@ -207,9 +256,9 @@ class Writer:
         if not to_send:
             return
         to_send = self._with_vectors(to_send)
-        # require_alias: a missing alias must not auto-create an unmapped index.
         creates = [doc.action for _, doc in to_send]
-        responses = self._send(creates, require_alias=True)  # (b)
+        self._ensure_partitions({doc.header["create"]["_index"] for _, doc in to_send})
+        responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
             p.result = self._result(p.submission.event, response)
@@ -257,8 +306,9 @@ class Writer:
 
     def _delete_copies(self, refused: list[Document]) -> None:
         """Delete the stored copies of events refused at (a): left behind by a write
-        whose check (c) never completed. They are looked up first, in every index
-        behind the alias (a rollover may have happened since), with a realtime `mget`:
+        whose check (c) never completed. They are looked up first, in each event's own
+        partition and in any index of the single-index layout behind the alias, with a
+        realtime `mget`:
         a blind delete of each would leave a deletion marker per event and index on
         every replay of an erased scope, and almost all of them find nothing."""
         if not refused:
@@ -266,10 +316,12 @@ class Writer:
         indices = self._indices()
         if not indices:
             return
+        legacy = [index for index in indices if parse_partition(self._alias, index) is None]
         docs = [
             {"_index": index, "_id": doc.id, "routing": doc.routing}
             for doc in refused
-            for index in indices
+            for index in [doc.header["create"]["_index"], *legacy]
+            if index in indices
         ]
         found = call_with_retries(
             lambda: _found(self._es(), docs),
@@ -341,8 +393,10 @@ class Writer:
         if response.status == 409:
             return EventResult(status=Status.ALREADY_PRESENT, event_id=event.event_id)
         if response.status == 404 and "index_not_found" in (response.error or ""):
+            self._partitions_made.discard(response.index or "")  # pruned: made again next time
             raise AliasMissing(
-                f"{self._alias!r} is not an alias with a write index.",
+                f"The partition {response.index or ''} of {self._alias!r} went away, and the "
+                "cluster does not create indices on write.",
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
         return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")

@@ -28,24 +28,26 @@ class Templates:
     components: dict[str, dict[str, Any]]
     index_template_name: str
     index_template: dict[str, Any]
-    first_index: str
 
 
-def index_templates(alias: str) -> Templates:
+def index_templates(
+    alias: str, *, patterns: list[str], settings: dict[str, Any], meta: dict[str, Any]
+) -> Templates:
+    """The templates of `alias`'s partitions: every index matching `patterns` is
+    made with the mappings, `settings` on top of the component's, and joins the read
+    alias `alias` (the template's `aliases`), however it is created: ahead of time by
+    `setup` or on first write. `meta` goes into the template's `_meta` (the layout)."""
     components = {f"{alias}-{part}": _load(f"component-{part}") for part in COMPONENTS}
     body = dict(_load("index-template"))
-    # Rollover names indices ALIAS-000002 and so on; "-0*" keeps the tombstone index
-    # (ALIAS-tombstones) and other aliases' indices out of this pattern.
-    body["index_patterns"] = [f"{alias}-0*"]
+    body["index_patterns"] = patterns
     body["composed_of"] = list(components)
-    # The write alias is attached to the bootstrap index, not set in the template:
-    # a template alias would be added to every index that rollover creates, too.
+    body["_meta"] = {**body["_meta"], **meta}
+    body["template"] = {"settings": {"index": settings}, "aliases": {alias: {}}}
     return Templates(
         alias=alias,
         components=components,
         index_template_name=alias,
         index_template=body,
-        first_index=f"{alias}-000001",
     )
 
 
@@ -63,4 +65,4 @@ def mapping_update() -> dict[str, Any]:
     }
 
 
-__all__ = ["Templates", "index_templates", "mapping_update"]
+__all__ = ["COMPONENTS", "Templates", "index_templates", "mapping_update"]

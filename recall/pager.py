@@ -123,7 +123,7 @@ class Pager:
             as_of = latest_instant(latest)
         else:
             as_of = Instant(state.as_of)
-            query = search_query(filters, criteria, as_of=as_of)
+            query = search_query(filters, criteria, as_of=as_of, resume_at=state.after)
             body = page_body(query, size=size + 1, search_after=state.after)
             response = self._search(body, scope.routing)
         hits = transport.hits(response)

@@ -61,13 +61,24 @@ def search_query(
     *,
     as_of: Instant | None = None,
     after: SortPosition | None = None,
+    resume_at: SortPosition | None = None,
 ) -> Body:
     """The bool query: scope and time in `filter`, one `match_phrase` per term (none:
-    the filters alone)."""
+    the filters alone).
+
+    `after` keeps only hits past a position; `resume_at` is the position a
+    `search_after` continues from. Either bounds the timestamp from below as well, in a
+    plain `range`: Elasticsearch's pre-filter skips a partition (a shard) whose
+    timestamps all fall outside a `range`, but reads neither `search_after` nor the
+    `should` of `after_clause`, so without it a page deep in a long history would visit
+    every partition.
+    """
     clauses = list(filters)
     bounds: dict[str, str] = {}
-    if criteria.since is not None:
-        bounds["gte"] = criteria.since.to_elasticsearch()
+    starts = [criteria.since.nanos] if criteria.since is not None else []
+    starts += [p.timestamp for p in (after, resume_at) if p is not None]
+    if starts:
+        bounds["gte"] = Instant(max(starts)).to_elasticsearch()
     if as_of is not None:
         bounds["lte"] = as_of.to_elasticsearch()
     if bounds:

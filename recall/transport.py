@@ -4,6 +4,11 @@ Engine errors that a caller can act on become domain errors with a next step. Wi
 `timeout`, every search carries it, so Elasticsearch stops a heavy search there
 instead of running it on for a caller that gave up; a search that ran out of time
 (`timed_out`: some of its hits may be missing) is an error, never a short page.
+
+The same holds for a shard that is missing (its node left, no copy elsewhere): every
+search sets `allow_partial_search_results=false`, so Elasticsearch refuses it rather
+than answering with the other shards' hits, and a response that still reports failed
+shards is refused here. Either way the caller gets `ShardsUnavailable`, "try again".
 """
 
 from typing import Any
@@ -11,7 +16,7 @@ from typing import Any
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
-from session_recall.core.errors import ElasticsearchUnavailable
+from session_recall.core.errors import ElasticsearchUnavailable, ShardsUnavailable
 from session_recall.recall.errors import IndexNotFound, SearchRefused
 
 
@@ -27,8 +32,16 @@ def search(
     if timeout is not None:
         body = _with_timeout(body, timeout)
         filter_path = None if filter_path is None else f"{filter_path},timed_out"
+    if filter_path is not None:
+        filter_path = f"{filter_path},_shards.failed"
     try:
-        response = client.search(index=alias, routing=routing, body=body, filter_path=filter_path)
+        response = client.search(
+            index=alias,
+            routing=routing,
+            body=body,
+            filter_path=filter_path,
+            allow_partial_search_results=False,
+        )
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
     body_out: dict[str, Any] = response.body
@@ -47,7 +60,8 @@ def msearch(
     """Several searches in one round trip; Elasticsearch runs them side by side."""
     searches: list[dict[str, Any]] = []
     for body in bodies:
-        searches += [{}, body if timeout is None else _with_timeout(body, timeout)]
+        header = {"allow_partial_search_results": False}
+        searches += [header, body if timeout is None else _with_timeout(body, timeout)]
     try:
         response = client.msearch(index=alias, routing=routing, searches=searches)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
@@ -67,6 +81,12 @@ def _with_timeout(body: dict[str, Any], seconds: float) -> dict[str, Any]:
 
 
 def _check_complete(response: dict[str, Any], timeout: float | None) -> None:
+    failed = response.get("_shards", {}).get("failed", 0)
+    if failed:
+        raise ShardsUnavailable(
+            f"{failed} shard(s) did not answer the search, so its page would lack hits.",
+            hint="Retry in a few seconds: a node may be restarting.",
+        )
     if response.get("timed_out"):
         limit = f"its {timeout:g} s" if timeout is not None else "its time"
         raise ElasticsearchUnavailable(
@@ -91,6 +111,13 @@ def _refusal(status: int, kind: str, alias: str) -> Exception:
         return IndexNotFound(
             f"There is no index or alias {alias!r} to search.",
             hint="Check SESSION_RECALL_INDEX, or run `session-recall setup`.",
+        )
+    if status == 503 and kind == "search_phase_execution_exception":
+        # With partial results refused, a shard without a live copy ends up here.
+        return ShardsUnavailable(
+            "A shard of the alias is not available now, so the search cannot see "
+            f"every event ({status} {kind}).",
+            hint="Retry in a few seconds: a node may be restarting.",
         )
     if status == 429 or status >= 500:
         return ElasticsearchUnavailable(

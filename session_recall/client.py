@@ -15,7 +15,9 @@ MAX_RETRIES = 3
 
 
 def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
-    """A client for `settings.elasticsearch_url`, with orjson bodies and sane retries."""
+    """A client for `settings.elasticsearch_url` (one node, or several comma-separated),
+    with orjson bodies and sane retries: a request that meets a connection error or a
+    timeout is sent again to another node, up to MAX_RETRIES times."""
     if not settings.elasticsearch_url:
         raise ConfigurationError(
             "No Elasticsearch URL is configured.",
@@ -34,7 +36,18 @@ def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
     if settings.ca_certs:
         options["ca_certs"] = str(settings.ca_certs)
     options.update(overrides)
-    return Elasticsearch(settings.elasticsearch_url, **options)
+    return Elasticsearch(settings.elasticsearch_urls(), **options)
+
+
+def failover_only(settings: Settings) -> dict[str, Any]:
+    """Client options for requests that must end within a deadline: no retry after a
+    timeout or an error answer (the caller's own retries know the deadline), but one
+    per other node after a connection error, which a node that is down gives at once."""
+    return {
+        "max_retries": len(settings.elasticsearch_urls()) - 1,
+        "retry_on_timeout": False,
+        "retry_on_status": (),
+    }
 
 
 def server_version(client: Elasticsearch) -> str:

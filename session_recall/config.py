@@ -53,11 +53,23 @@ class Settings(BaseSettings):
 
     @field_validator("elasticsearch_url")
     @classmethod
-    def _usable_url(cls, url: str | None) -> str | None:
-        """Checked as the client will read it, so a URL without a scheme is a message
-        here rather than a ValueError from inside the client."""
-        if not url:
-            return url
+    def _usable_urls(cls, urls: str | None) -> str | None:
+        """One URL, or several comma-separated (the nodes of one cluster), each checked
+        as the client will read it, so a URL without a scheme is a message here rather
+        than a ValueError from inside the client."""
+        if not urls:
+            return urls
+        for url in urls.split(","):
+            cls._usable_url(url.strip())
+        return urls
+
+    def elasticsearch_urls(self) -> list[str]:
+        """The configured nodes' URLs: the client spreads requests over them and sends
+        a request that met a connection error to another."""
+        return [url.strip() for url in (self.elasticsearch_url or "").split(",") if url.strip()]
+
+    @staticmethod
+    def _usable_url(url: str) -> str:
         try:
             node = url_to_node_config(url)
         except ValueError:

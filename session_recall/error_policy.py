@@ -9,16 +9,21 @@ means the same thing on every surface:
 | caller      | 2    | 422                     | change the request                      |
 | operator    | 3    | 500                     | fix the deployment, then run it again   |
 | unavailable | 3    | 503 with Retry-After    | Elasticsearch is away or not set up yet |
+| unavailable, shards missing | 1 | 503 with Retry-After | a search would lack hits: retry |
 
-Exit 1 stays with `ingest`, for "some lines went to the dead-letter file"; exit 2 is
-also click's own for usage errors. HTTP requests the adapter itself cannot read (a
+A search that cannot reach every shard (`ShardsUnavailable`, a node of the cluster
+away) is unavailable like any other, with one difference on the CLI: it exits 1, as
+a command that failed and is worth running again soon, where 3 asks for a node to be
+started or `setup` to be run. Exit 1 is also `ingest`'s, for "some lines went to the
+dead-letter file" (an ingest never searches); exit 2 is also click's own for usage
+errors. HTTP requests the adapter itself cannot read (a
 body that is not JSON, an unknown query parameter) are answered 400 before any of
 this applies.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.core.errors import ErrorKind, SessionRecallError, ShardsUnavailable
 
 # Long enough for a node to come back or `setup` to run, short enough that a producer
 # with a queue behind it does not wait much past that.
@@ -26,6 +31,7 @@ RETRY_AFTER_S = 5
 
 EXIT_OK = 0
 EXIT_DEAD_LETTERED = 1
+EXIT_SEARCH_INCOMPLETE = 1
 EXIT_USAGE = 2
 EXIT_NOT_READY = 3
 
@@ -47,7 +53,10 @@ POLICY: dict[ErrorKind, Answer] = {
 
 
 def answer(err: SessionRecallError) -> Answer:
-    return POLICY[err.kind]
+    found = POLICY[err.kind]
+    if isinstance(err, ShardsUnavailable):
+        return replace(found, exit_code=EXIT_SEARCH_INCOMPLETE)
+    return found
 
 
 def tool_text(err: SessionRecallError) -> str:

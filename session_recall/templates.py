@@ -1,55 +1,161 @@
-"""`setup`: install the index templates and bootstrap the first index behind the alias."""
+"""`setup`: install the index templates (the partitioned layout) and the first partition.
+
+The layout (period per partition, shards, routing partition size, replicas) lives in
+the index template: its `_meta` and settings. Partitions are made from it on first
+write, so a value left out on a later `setup` keeps the one chosen before.
+"""
 
 from dataclasses import dataclass
+from typing import Any
 
-from elasticsearch import BadRequestError, Elasticsearch
+from elasticsearch import Elasticsearch, NotFoundError
 
-from session_recall.mappings import index_templates, mapping_update
+from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.core.instant import Instant
+from session_recall.indexer.layout import META_KEY, ensure_partition
+from session_recall.indexer.partitions import (
+    DEFAULT_GRANULARITY,
+    GRANULARITIES,
+    Granularity,
+    index_patterns,
+    parse_partition,
+    partition_of,
+)
+from session_recall.mappings import COMPONENTS, index_templates, mapping_update
+
+
+class InvalidLayout(SessionRecallError):
+    """The layout asked for cannot be made, or would break replays: change the options."""
+
+    kind = ErrorKind.CALLER
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How partitions are made. `routing_partition_size` 1: one shard per user and
+    partition; above 1, a user's events spread over that many of the `shards`."""
+
+    granularity: Granularity = DEFAULT_GRANULARITY
+    shards: int = 1
+    routing_partition_size: int = 1
+    replicas: int = 0
+
+    def settings(self) -> dict[str, Any]:
+        settings: dict[str, Any] = {
+            "number_of_shards": self.shards,
+            "number_of_replicas": self.replicas,
+        }
+        if self.routing_partition_size > 1:
+            settings["routing_partition_size"] = self.routing_partition_size
+        return settings
+
+    def check(self) -> None:
+        if self.granularity not in GRANULARITIES:
+            raise InvalidLayout(f"Unknown partition period {self.granularity!r}.")
+        if self.shards < 1 or self.replicas < 0 or self.routing_partition_size < 1:
+            raise InvalidLayout(
+                "Shards and the routing partition size must be 1 or more, replicas 0 or more."
+            )
+        if self.routing_partition_size > 1 and self.routing_partition_size >= self.shards:
+            raise InvalidLayout(
+                f"A routing partition size of {self.routing_partition_size} needs more "
+                f"shards than that per partition (there are {self.shards}).",
+                hint=f"Pass --shards {self.routing_partition_size + 1} or more.",
+            )
 
 
 @dataclass(frozen=True)
 class SetupResult:
     alias: str
-    write_index: str
+    layout: Layout
+    partition: str  # the current period's, made ahead of time
     created_index: bool
+    # Indices of the single-index layout behind the alias: read, never written to.
+    legacy: tuple[str, ...] = ()
 
 
-def install(client: Elasticsearch, alias: str) -> SetupResult:
-    """Install (or update) the templates, then make sure `alias` has a write index.
+def current_layout(client: Elasticsearch, alias: str) -> Layout | None:
+    """The layout `setup` installed for `alias`, or None before the first `setup`."""
+    try:
+        found = client.indices.get_index_template(name=alias).body["index_templates"]
+    except NotFoundError:
+        return None
+    template = found[0]["index_template"]
+    meta = template.get("_meta", {})
+    granularity = meta.get(META_KEY)
+    if granularity not in GRANULARITIES:
+        return None  # a template of the single-index layout
+    index = template.get("template", {}).get("settings", {}).get("index", {})
+    return Layout(
+        granularity=granularity,
+        shards=int(index.get("number_of_shards", 1)),
+        routing_partition_size=int(index.get("routing_partition_size", 1)),
+        replicas=int(index.get("number_of_replicas", 0)),
+    )
 
-    Safe to run any number of times: templates are PUT as they are in `mappings/`, and
-    the bootstrap index is created only when the alias does not exist yet.
+
+def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
+    """Install (or update) the templates, then make sure the current period's
+    partition exists, so the read alias does too.
+
+    `changes` (granularity, shards, routing_partition_size, replicas) override the
+    layout installed before, or the defaults. Safe to run any number of times. A new
+    shard count or routing partition size applies to partitions made from then on;
+    a new replica count to the existing ones as well. A new period applies to
+    partitions made from then on, and leaves each stored event where it is.
     """
-    templates = index_templates(alias)
+    given = {key: value for key, value in changes.items() if value is not None}
+    previous = current_layout(client, alias) or Layout()
+    layout = Layout(**{**previous.__dict__, **given})
+    layout.check()
+    if layout.granularity != previous.granularity and _partitions(client, alias):
+        raise InvalidLayout(
+            f"{alias!r} is partitioned by {previous.granularity}; a new period would put a "
+            "replayed event in another partition than its stored copy, so it would be "
+            "stored twice.",
+            hint=f"Keep --partition {previous.granularity}, or set up a new alias.",
+        )
+    templates = index_templates(
+        alias,
+        patterns=index_patterns(alias),
+        settings=layout.settings(),
+        meta={META_KEY: layout.granularity},
+    )
     for name, body in templates.components.items():
         client.cluster.put_component_template(name=name, **body)
     client.indices.put_index_template(
         name=templates.index_template_name, **templates.index_template
     )
 
-    existing = _write_index(client, alias)
-    if existing is not None:
+    legacy: tuple[str, ...] = ()
+    if client.indices.exists_alias(name=alias):
+        indices = sorted(client.indices.get_alias(name=alias).body)
+        legacy = tuple(i for i in indices if parse_partition(alias, i) is None)
         # Indices made by an earlier release gain the fields added since.
         client.indices.put_mapping(index=alias, **mapping_update())
-        return SetupResult(alias=alias, write_index=existing, created_index=False)
-    try:
-        client.indices.create(
-            index=templates.first_index,
-            aliases={alias: {"is_write_index": True}},
-            wait_for_active_shards="1",
-        )
-    except BadRequestError as err:
-        # Another `setup` won the race: that is the outcome we wanted.
-        if err.error != "resource_already_exists_exception":
-            raise
-        return SetupResult(alias=alias, write_index=templates.first_index, created_index=False)
-    return SetupResult(alias=alias, write_index=templates.first_index, created_index=True)
+        if "replicas" in given:
+            client.indices.put_settings(
+                index=alias, settings={"index": {"number_of_replicas": layout.replicas}}
+            )
+    partition = partition_of(alias, Instant.now(), layout.granularity).index
+    created = ensure_partition(client, partition)
+    return SetupResult(
+        alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
+    )
 
 
-def _write_index(client: Elasticsearch, alias: str) -> str | None:
+def _partitions(client: Elasticsearch, alias: str) -> list[str]:
     if not client.indices.exists_alias(name=alias):
-        return None
-    for index, entry in client.indices.get_alias(name=alias).body.items():
-        if entry["aliases"][alias].get("is_write_index"):
-            return index
-    return None
+        return []
+    indices = client.indices.get_alias(name=alias).body
+    return sorted(i for i in indices if parse_partition(alias, i) is not None)
+
+
+def uninstall(client: Elasticsearch, alias: str) -> None:
+    """Delete every index of `alias` (its partitions, the single-index layout's, the
+    tombstones) and its templates: what a test or a benchmark made, gone."""
+    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+    lenient = client.options(ignore_status=404)
+    lenient.indices.delete_index_template(name=alias)
+    for part in COMPONENTS:
+        lenient.cluster.delete_component_template(name=f"{alias}-{part}")

@@ -12,7 +12,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
-from session_recall.templates import install
+from session_recall.templates import install, uninstall
 from tests.support.elasticsearch import DedicatedNodes, Provided, provide_elasticsearch
 
 log = logging.getLogger("tests")
@@ -61,11 +61,7 @@ def _unique_alias(request: pytest.FixtureRequest) -> str:
 
 
 def _drop(es: Elasticsearch, alias: str) -> None:
-    es.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
-    lenient = es.options(ignore_status=404)
-    lenient.indices.delete_index_template(name=alias)
-    for part in ("settings", "mappings"):
-        lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+    uninstall(es, alias)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from session_recall.cli.group import RecallGroup
 from session_recall.cli.ingest import ingest_command
 from session_recall.cli.memory import memory_search
 from session_recall.cli.node import node
+from session_recall.cli.partitions import partitions, prune
 from session_recall.cli.reads import sessions, show
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
@@ -81,7 +82,8 @@ def main(
     \b
     Exit codes:
       0  success
-      1  ingest: some events went to the dead-letter file (`node status`: not running)
+      1  ingest: some events went to the dead-letter file; a search: a shard is
+         missing, run it again soon (`node status`: not running)
       2  usage: a wrong option, argument or query; change the command
       3  Elasticsearch unavailable or not set up, or the configuration is wrong
     \b
@@ -105,6 +107,8 @@ def main(
 
 main.add_command(node)
 main.add_command(setup)
+main.add_command(partitions)
+main.add_command(prune)
 main.add_command(ingest_command, name="ingest")
 main.add_command(serve)
 main.add_command(delete)

@@ -1,22 +1,35 @@
-"""`session-recall node start|stop|status`: a local Elasticsearch without Docker."""
+"""`session-recall node start|stop|status`: a local Elasticsearch without Docker, one
+node or a cluster of several (`--nodes`)."""
 
 import click
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.node import LocalNode
+from session_recall.node.cluster import LocalCluster
 from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S
 
 
 def _node(
     app: AppContext, name: str, heap: str = DEFAULT_HEAP, settings: tuple[str, ...] = ()
 ) -> LocalNode:
+    return LocalNode(home=app.settings.home, name=name, heap=heap, settings=_extra(settings))
+
+
+def _extra(settings: tuple[str, ...]) -> dict[str, str]:
     extra = {}
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"{item!r} is not key=value.", param_hint="-E")
         extra[key] = value
-    return LocalNode(home=app.settings.home, name=name, heap=heap, settings=extra)
+    return extra
+
+
+def _cluster(app: AppContext, name: str) -> LocalCluster | None:
+    """The cluster `name`, when `node start --nodes` made one."""
+    if not LocalCluster.exists(app.settings.home, name):
+        return None
+    return LocalCluster(home=app.settings.home, name=name)
 
 
 name_option = click.option(
@@ -45,17 +58,39 @@ def node() -> None:
 @click.option(
     "--timeout", default=START_TIMEOUT_S, show_default=True, help="Seconds to wait for health."
 )
+@click.option(
+    "--nodes",
+    type=click.IntRange(min=2),
+    help="Start a local cluster of this many nodes (NAME-1, NAME-2...), each with its own "
+    "data and logs.",
+)
 @pass_app
-def start(app: AppContext, name: str, heap: str, settings: tuple[str, ...], timeout: float) -> None:
-    """Start the node, or reuse it if it runs; print its URL on the last line.
+def start(
+    app: AppContext,
+    name: str,
+    heap: str,
+    settings: tuple[str, ...],
+    timeout: float,
+    nodes: int | None,
+) -> None:
+    """Start the node (or the cluster), or reuse it if it runs; print its URL on the
+    last line (a cluster's: every node's, comma-separated, as ELASTICSEARCH_URL takes
+    them).
 
     \b
-    Example:
+    Examples:
       export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
+      export ELASTICSEARCH_URL=$(session-recall node start --nodes 3 | tail -n1)
     """
-    info = _node(app, name, heap, settings).start(
-        timeout=timeout, on_step=lambda m: click.echo(m, err=True)
-    )
+    step = lambda m: click.echo(m, err=True)  # noqa: E731
+    if nodes is not None or _cluster(app, name) is not None:
+        cluster = LocalCluster(
+            home=app.settings.home, name=name, nodes=nodes, heap=heap, settings=_extra(settings)
+        )
+        infos = cluster.start(timeout=timeout, on_step=step)
+        click.echo(",".join(info.url for info in infos))
+        return
+    info = _node(app, name, heap, settings).start(timeout=timeout, on_step=step)
     click.echo(info.url)
 
 
@@ -63,12 +98,19 @@ def start(app: AppContext, name: str, heap: str, settings: tuple[str, ...], time
 @name_option
 @pass_app
 def stop(app: AppContext, name: str) -> None:
-    """Stop the node and every process it started.
+    """Stop the node (or every node of the cluster) and every process it started.
 
     \b
     Example:
       session-recall node stop
     """
+    cluster = _cluster(app, name)
+    if cluster is not None:
+        stopped = cluster.stop()
+        click.echo(
+            f"Stopped {stopped} of {cluster.count} nodes." if stopped else "No node was running."
+        )
+        return
     was_running = _node(app, name).stop()
     click.echo("Stopped." if was_running else "No node was running.")
 
@@ -77,12 +119,22 @@ def stop(app: AppContext, name: str) -> None:
 @name_option
 @pass_app
 def status(app: AppContext, name: str) -> None:
-    """Print the URL and exit 0 if the node answers; exit 1 otherwise.
+    """Print the URL and exit 0 if the node answers; exit 1 otherwise. For a cluster,
+    one line per node (its name and URL, or "not running"), and exit 0 only when every
+    node answers.
 
     \b
     Example:
       session-recall node status || session-recall node start
     """
+    cluster = _cluster(app, name)
+    if cluster is not None:
+        infos = cluster.status()
+        for member, found in zip(cluster.nodes, infos, strict=True):
+            click.echo(f"{member.name} {found.url if found else 'not running'}")
+        if any(found is None for found in infos):
+            raise SystemExit(1)
+        return
     info = _node(app, name).status()
     if info is None:
         click.echo("Not running.", err=True)

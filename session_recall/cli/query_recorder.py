@@ -25,6 +25,6 @@ class QueryRecorder:
     def msearch(self, *, index: str, searches: list[dict[str, Any]], routing: str | None = None,
                 **params: Any) -> SimpleNamespace:  # fmt: skip
         bodies = searches[1::2]  # header, body, header, body...
-        for body in bodies:
-            self.search(index=index, body=body, routing=routing, **params)
+        for header, body in zip(searches[0::2], bodies, strict=True):
+            self.search(index=index, body=body, routing=routing, **params, **header)
         return SimpleNamespace(body={"responses": [_EMPTY for _ in bodies]})

@@ -19,6 +19,7 @@ __all__ = [
     "Instant",
     "InvalidInstant",
     "SessionRecallError",
+    "ShardsUnavailable",
     "canonical",
     "digest",
 ]

@@ -45,3 +45,8 @@ class ElasticsearchUnavailable(SessionRecallError):
     """Elasticsearch did not answer, or could not do the work now."""
 
     kind = ErrorKind.UNAVAILABLE
+
+
+class ShardsUnavailable(ElasticsearchUnavailable):
+    """A search could not reach every shard: answering would give a short page.
+    The CLI exits 1 for it (a search that failed, worth retrying soon), not 3."""

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from session_recall import __version__
-from session_recall.client import make_client
+from session_recall.client import failover_only, make_client
 from session_recall.config import Settings
 from session_recall.http.auth import BearerAuth
 from session_recall.http.bodies import InflightBytes
@@ -99,8 +99,11 @@ def create_app(
     owns_client = client is None
     if client is None:
         # The writer retries within the write deadline; the client's own retries would
-        # multiply it, so it has none, and no request outlives the deadline.
-        client = make_client(settings, max_retries=0, request_timeout=limits.write_deadline)
+        # multiply it, so it has none but another node's after a connection error, and
+        # no request outlives the deadline.
+        client = make_client(
+            settings, request_timeout=limits.write_deadline, **failover_only(settings)
+        )
     lanes = Lanes.build(
         settings, limits, shared=None if owns_client else client, read_client=read_client
     )

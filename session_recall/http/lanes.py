@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from elasticsearch import Elasticsearch
 
-from session_recall.client import make_client
+from session_recall.client import failover_only, make_client
 from session_recall.config import Settings
 from session_recall.core.errors import ElasticsearchUnavailable
 from session_recall.http.limits import ServeLimits
@@ -84,7 +84,10 @@ class Lanes:
                 copy = shared.options(request_timeout=deadline, max_retries=0)
                 return Lane(name, copy, threads=threads, deadline=deadline, owned=False)
             own = make_client(
-                settings, request_timeout=deadline, max_retries=0, connections_per_node=threads
+                settings,
+                request_timeout=deadline,
+                connections_per_node=threads,
+                **failover_only(settings),
             )
             return Lane(name, own, threads=threads, deadline=deadline, owned=True)
 

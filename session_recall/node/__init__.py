@@ -1,5 +1,7 @@
-"""A local single-node Elasticsearch for machines without Docker, and for the tests."""
+"""A local Elasticsearch, one node or a cluster, for machines without Docker and for
+the tests."""
 
+from session_recall.node.cluster import LocalCluster
 from session_recall.node.local_node import LocalNode, NodeInfo, wait_until
 
-__all__ = ["LocalNode", "NodeInfo", "wait_until"]
+__all__ = ["LocalCluster", "LocalNode", "NodeInfo", "wait_until"]

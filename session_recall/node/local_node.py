@@ -41,6 +41,14 @@ BASE_SETTINGS: Mapping[str, str] = {
 
 
 @dataclass(frozen=True)
+class Launch:
+    """A node process just spawned, not yet known to answer."""
+
+    process: subprocess.Popen[bytes]
+    console: Path
+
+
+@dataclass(frozen=True)
 class NodeInfo:
     name: str
     url: str
@@ -59,7 +67,7 @@ def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float
         time.sleep(interval)
 
 
-def _http_ok(url: str, path: str) -> bool:
+def http_ok(url: str, path: str) -> bool:
     try:
         with urllib.request.urlopen(url + path, timeout=2) as response:
             return bool(response.status == 200)
@@ -131,7 +139,7 @@ class LocalNode:
         state = self._read_state()
         if state is None or not _group_alive(state.pgid):
             return None
-        return state if _http_ok(state.url, "/_cluster/health") else None
+        return state if http_ok(state.url, "/_cluster/health") else None
 
     def start(
         self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
@@ -140,13 +148,18 @@ class LocalNode:
         if running is not None:
             on_step(f"Reusing the running node {self.name!r} at {running.url}.")
             return running
+        launch = self.spawn(on_step=on_step)
+        return self.await_ready(launch, timeout=timeout)
+
+    def spawn(self, *, on_step: Callable[[str], None] = print) -> "Launch":
+        """Start the node's process and return at once: a cluster's nodes are all
+        spawned before any of them can form the cluster (`await_ready`)."""
         self.stop()  # a stale state file or a half-started group: clear it first
         es_home = self._distribution(on_step)
         java_home = self._java_home(find_java_home())
         self._prepare_node_dir(es_home)
 
         logs = self.node_dir / "logs"
-        ports_file = logs / "http.ports"
         for kind in ports.KINDS:
             (logs / f"{kind}.ports").unlink(missing_ok=True)
         settings = ports.pinned_settings(
@@ -173,27 +186,41 @@ class LocalNode:
                 start_new_session=True,
                 cwd=self.node_dir,
             )
-        pgid = process.pid
-        _STARTED_HERE[pgid] = process
+        _STARTED_HERE[process.pid] = process
+        return Launch(process=process, console=console)
 
-        def up() -> bool:
-            if process.poll() is not None:
-                raise SessionRecallError(
-                    f"Elasticsearch exited with code {process.returncode} while starting:\n"
-                    + self._log_tail(console),
-                    hint=f"See {console} and {self.node_dir / 'logs'}.",
-                )
-            return ports_file.is_file() and ports_file.stat().st_size > 0
+    def listening(self, launch: "Launch", kind: str) -> bool:
+        """The spawned node opened its `kind` port ("http", "transport"); raises when
+        it exited instead."""
+        process = launch.process
+        if process.poll() is not None:
+            raise SessionRecallError(
+                f"Elasticsearch exited with code {process.returncode} while starting:\n"
+                + self._log_tail(launch.console),
+                hint=f"See {launch.console} and {self.node_dir / 'logs'}.",
+            )
+        found = self.node_dir / "logs" / f"{kind}.ports"
+        return found.is_file() and found.stat().st_size > 0
 
-        if not wait_until(up, timeout=timeout):
+    def await_ready(
+        self, launch: "Launch", *, timeout: float = START_TIMEOUT_S, health: str = "yellow"
+    ) -> NodeInfo:
+        """Wait until the spawned node answers and its cluster reports `health`, then
+        keep its ports and state. Kills the node when that does not happen in time."""
+        pgid = launch.process.pid
+        logs = self.node_dir / "logs"
+        if not wait_until(lambda: self.listening(launch, "http"), timeout=timeout):
             self._kill_group(pgid)
             raise SessionRecallError(
                 f"Elasticsearch did not open its HTTP port within {timeout:.0f}s.",
-                hint=f"See {console}; on a loaded machine, try again with a longer --timeout.",
+                hint=f"See {launch.console}; on a loaded machine, try again with a longer "
+                "--timeout.",
             )
-        url = f"http://{ports_file.read_text().split()[0]}"
-        health = "/_cluster/health?wait_for_status=yellow&timeout=1s"
-        if not wait_until(lambda: up() and _http_ok(url, health), timeout=timeout):
+        url = f"http://{(logs / 'http.ports').read_text().split()[0]}"
+        path = f"/_cluster/health?wait_for_status={health}&timeout=1s"
+        if not wait_until(
+            lambda: self.listening(launch, "http") and http_ok(url, path), timeout=timeout
+        ):
             self._kill_group(pgid)
             raise SessionRecallError(f"Elasticsearch at {url} never reported a healthy cluster.")
         ports.save(self.node_dir, ports.listened(logs))

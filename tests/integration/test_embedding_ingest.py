@@ -5,9 +5,10 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, helpers
 
 from session_recall.cli import main
 from session_recall.embeddings import (
@@ -22,10 +23,11 @@ from session_recall.indexer import (
     Submission,
     Writer,
     backfill,
+    to_document,
 )
-from session_recall.mappings import index_templates
+from session_recall.mappings import mapping_update
 from session_recall.recall import Searchers
-from session_recall.templates import install
+from session_recall.templates import install, uninstall
 from tests.support.embeddings_server import DIMS, MODEL, EmbeddingsServer
 from tests.support.memory_eval import events
 from tests.support.ndjson import write_ndjson
@@ -148,36 +150,34 @@ def test_a_model_change_is_refused_until_the_backfill_maps_the_new_model(
     assert with_vectors(es, alias, old.model_id) == len(first)
 
 
-def test_an_index_made_before_vectors_keeps_working_and_setup_upgrades_it(
+def test_an_index_of_the_single_index_layout_stays_readable_and_setup_upgrades_it(
     es: Elasticsearch,
 ):
+    # What an earlier release left: one index behind a write alias, without vector fields.
     alias = f"t-pre-vectors-{uuid.uuid4().hex[:8]}"
-    mappings = index_templates(alias).components[f"{alias}-mappings"]["template"]["mappings"]
-    old = {k: v for k, v in mappings.items() if k != "dynamic_templates"}
-    old["properties"] = {
-        k: v for k, v in old["properties"].items() if not k.startswith("embedding")
+    mapped = mapping_update()["properties"]
+    old = {
+        "dynamic": "strict",
+        "_routing": {"required": True},
+        "properties": {k: v for k, v in mapped.items() if not k.startswith("embedding")},
     }
-    es.indices.create(
-        index=f"{alias}-000001", mappings=old, aliases={alias: {"is_write_index": True}}
-    )
+    legacy = f"{alias}-000001"
+    es.indices.create(index=legacy, mappings=old, aliases={alias: {"is_write_index": True}})
     try:
-        embedder = StaticEmbedder()
-        writer = Writer(es, alias, embedder=embedder)
-        assert all(w.result.stored for w in writer.write(Submission(Event(**e)) for e in EVAL[:20]))
-        assert writer.without_vectors == 20
+        stored = [to_document(Event(**e), index=legacy) for e in EVAL[:20]]
+        helpers.bulk(es, [{**d.header["create"], "_source": orjson.loads(d.body)} for d in stored])
 
         install(es, alias)  # what `session-recall setup` does
+        embedder = StaticEmbedder()
         writer = Writer(es, alias, embedder=embedder)
         assert all(
             w.result.stored for w in writer.write(Submission(Event(**e)) for e in EVAL[20:40])
         )
         assert writer.without_vectors == 0
         es.indices.refresh(index=alias)
+        assert es.count(index=legacy)["count"] == 20, "the old index is kept as it was"
+        assert es.count(index=alias)["count"] == 40, "read through the alias with the rest"
         assert backfill(es, alias, embedder).embedded == 20
         assert with_vectors(es, alias, embedder.model_id) == 40
     finally:
-        es.indices.delete(index=f"{alias}-*")
-        lenient = es.options(ignore_status=404)
-        lenient.indices.delete_index_template(name=alias)
-        for part in ("settings", "mappings"):
-            lenient.cluster.delete_component_template(name=f"{alias}-{part}")
+        uninstall(es, alias)

@@ -149,18 +149,13 @@ def test_a_missing_alias_stops_the_run_with_the_next_step(es_url: str, tmp_path:
 def test_documents_elasticsearch_refuses_go_to_the_dead_letter_and_the_rest_is_stored(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
-    # A real refusal: an index (behind an alias of its own) that maps `type` as a number.
-    odd = f"{alias}-odd"
-    es.indices.create(
-        index=f"{odd}-index",
-        mappings={"properties": {"type": {"type": "long"}}},
-        aliases={odd: {"is_write_index": True}},
-    )
+    # A real refusal: the events' partition, made ahead of time, maps `type` as a number.
+    es.indices.create(index=f"{alias}-2026.07", mappings={"properties": {"type": {"type": "long"}}})
     events = [event(1, type="7"), event(2, type="user_message"), event(3, type="8")]
     dead = tmp_path / "dead.ndjson"
 
     code, output = _ingest(
-        es_url, odd, str(write_ndjson(tmp_path / "e", events)), "--dead-letter", str(dead)
+        es_url, alias, str(write_ndjson(tmp_path / "e", events)), "--dead-letter", str(dead)
     )
 
     assert code == 1, output
@@ -175,7 +170,7 @@ def test_documents_elasticsearch_refuses_go_to_the_dead_letter_and_the_rest_is_s
 def test_a_refused_final_refresh_is_a_warning_and_the_run_still_succeeds(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
-    # A real refusal: a closed index behind the alias. The events go to the write index,
+    # A real refusal: a closed index behind the alias. The events go to their partition,
     # but refreshing the alias fails (as with an API key allowed to write only).
     es.indices.create(index=f"{alias}-closed", aliases={alias: {}})
     es.indices.close(index=f"{alias}-closed")
@@ -192,5 +187,5 @@ def test_a_refused_final_refresh_is_a_warning_and_the_run_still_succeeds(
     assert warning.startswith("Warning: the events are stored, but the final refresh failed")
     assert "index_closed_exception" in warning
     assert "may take a second to become searchable" in warning
-    es.indices.refresh(index=f"{alias}-000001")
-    assert es.count(index=f"{alias}-000001")["count"] == 3
+    es.indices.refresh(index=f"{alias}-2026.07")
+    assert es.count(index=f"{alias}-2026.07")["count"] == 3

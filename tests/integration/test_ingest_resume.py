@@ -12,7 +12,14 @@ from elasticsearch import Elasticsearch
 
 from session_recall.indexer.checkpoint import Position, load
 from session_recall.node import wait_until
-from tests.support.ndjson import append_ndjson, duplicated_event_ids, event, stored, write_ndjson
+from tests.support.ndjson import (
+    append_ndjson,
+    checkpoint_offset,
+    duplicated_event_ids,
+    event,
+    stored,
+    write_ndjson,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -26,14 +33,6 @@ def _start(es_url: str, alias: str, *args: str) -> subprocess.Popen[bytes]:
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
     )
-
-
-def _offset(path: Path) -> int:
-    try:
-        saved = load(path)
-    except Exception:  # a reader may race the rename; the next poll sees the file
-        return 0
-    return saved.offset if saved else 0
 
 
 @pytest.mark.slow
@@ -60,13 +59,13 @@ def test_an_ingest_killed_midway_resumes_from_its_checkpoint_without_loss_or_dup
     first = _start(es_url, alias, *args)
     try:
         assert wait_until(
-            lambda: _offset(ckpt) > size // 10 or first.poll() is not None, timeout=120
+            lambda: checkpoint_offset(ckpt) > size // 10 or first.poll() is not None, timeout=120
         )
     finally:
         first.send_signal(signal.SIGKILL)
         first.communicate()
     assert first.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    killed_at = _offset(ckpt)
+    killed_at = checkpoint_offset(ckpt)
     assert 0 < killed_at < size
     assert stored(es, alias) >= sum(1 for _ in source.read_bytes()[:killed_at].splitlines())
 
@@ -78,7 +77,7 @@ def test_an_ingest_killed_midway_resumes_from_its_checkpoint_without_loss_or_dup
     assert read < total, f"the second run must resume, not start over: {output}"
     assert stored(es, alias) == total
     assert duplicated_event_ids(es, alias) == []
-    assert _offset(ckpt) == size
+    assert checkpoint_offset(ckpt) == size
 
 
 def test_follow_stores_appended_events_and_stops_cleanly_on_sigterm(
@@ -103,7 +102,7 @@ def test_follow_stores_appended_events_and_stops_cleanly_on_sigterm(
         source.rename(tmp_path / "events.ndjson.1")
         write_ndjson(source, (event(i) for i in range(80, 100)))
         assert wait_until(lambda: stored(es, alias) == 100, timeout=60)
-        assert wait_until(lambda: _offset(ckpt) == source.stat().st_size, timeout=30)
+        assert wait_until(lambda: checkpoint_offset(ckpt) == source.stat().st_size, timeout=30)
     finally:
         run.send_signal(signal.SIGTERM)
         output = run.communicate(timeout=60)[0].decode()

@@ -53,8 +53,9 @@ WALKER = dataset("walker", 500)
 
 @pytest.fixture(scope="module")
 def alias(es: Elasticsearch, module_alias: str) -> str:
-    es.indices.put_settings(index=module_alias, settings={"index.max_result_window": WINDOW})
+    # Written first: the setting goes on the partitions the events were stored in.
     write_events(es, module_alias, DEEP + WALKER)
+    es.indices.put_settings(index=module_alias, settings={"index.max_result_window": WINDOW})
     return module_alias
 
 

@@ -1,4 +1,4 @@
-"""`setup`: idempotent templates, one write index, routing required."""
+"""`setup`: idempotent templates, the current period's partition, routing required."""
 
 import pytest
 from click.testing import CliRunner
@@ -17,20 +17,22 @@ def _snapshot(es: Elasticsearch, alias: str) -> tuple[object, object, object]:
     return template, components, aliases
 
 
-def test_setup_twice_gives_the_same_templates_and_one_write_index(
+def test_setup_twice_gives_the_same_templates_and_one_partition_without_a_write_index(
     es: Elasticsearch, es_url: str, alias: str
 ):
     before = _snapshot(es, alias)  # the fixture already ran setup once
     result = CliRunner().invoke(main, ["--es-url", es_url, "--index", alias, "setup"])
     assert result.exit_code == 0, result.output
-    assert "(kept)" in result.output
+    assert "kept." in result.output
 
     after = _snapshot(es, alias)
 
     assert after == before
     aliases = after[2]
-    assert list(aliases) == [f"{alias}-000001"]
-    assert aliases[f"{alias}-000001"]["aliases"][alias]["is_write_index"] is True
+    (partition,) = aliases
+    assert partition.startswith(f"{alias}-2")
+    # No write index: every write names its own partition, never the alias.
+    assert "is_write_index" not in aliases[partition]["aliases"][alias]
 
 
 def test_setup_creates_what_is_missing(es: Elasticsearch, alias: str):
@@ -64,9 +66,26 @@ def test_mapping_is_strict_and_keeps_nanoseconds(es: Elasticsearch, alias: str):
     assert refused.value.error == "strict_dynamic_mapping_exception"
 
 
-def test_rollover_moves_the_write_alias(es: Elasticsearch, alias: str):
-    rolled = es.indices.rollover(alias=alias).body
-    assert rolled["rolled_over"] is True
-    assert rolled["new_index"] == f"{alias}-000002"
-    mapping = es.indices.get_mapping(index=rolled["new_index"]).body
-    assert mapping[rolled["new_index"]]["mappings"]["_routing"] == {"required": True}
+def test_setup_keeps_the_layout_and_refuses_a_new_period_once_partitions_exist(
+    es: Elasticsearch, es_url: str, alias: str
+):
+    def setup(*args: str):
+        return CliRunner().invoke(main, ["--es-url", es_url, "--index", alias, "setup", *args])
+
+    changed = setup("--shards", "3", "--routing-partition-size", "2")
+    assert changed.exit_code == 0, changed.output
+    kept = setup()
+    assert "3 shard(s), routing partition size 2" in kept.output, kept.output
+
+    refused = setup("--partition", "week")
+    assert refused.exit_code == 2, refused.output
+    assert "stored twice" in refused.output and "--partition month" in refused.output
+
+
+def test_a_routing_partition_size_needs_more_shards(es_url: str, alias: str):
+    result = CliRunner().invoke(
+        main,
+        ["--es-url", es_url, "--index", alias, "setup", "--routing-partition-size", "2"],
+    )
+    assert result.exit_code == 2, result.output
+    assert "--shards 3" in result.output

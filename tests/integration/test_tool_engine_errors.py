@@ -13,7 +13,7 @@ pytestmark = pytest.mark.integration
 def test_a_refused_search_is_not_reported_as_unavailable(es: Elasticsearch, alias: str):
     # A closed index is a real refusal (400 index_closed_exception), as a key without
     # read privilege (403) would be.
-    es.indices.close(index=f"{alias}-000001")
+    es.indices.close(index=f"{alias}-*")
     searcher = CrossSessionSearcher(es, alias=alias, user_id="alice", cursor_key=b"k" * 32)
     result = cross_session_tool(searcher).call({"innerThought": "t", "query": "x"})
     output = result.text

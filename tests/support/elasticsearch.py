@@ -14,7 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from elasticsearch import Elasticsearch
+
 from session_recall.node import LocalNode, NodeInfo
+from session_recall.node.cluster import LocalCluster
 from session_recall.pins import elasticsearch_version
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,3 +87,22 @@ class DedicatedNodes:
     def close(self) -> None:
         for node in self._nodes.values():
             node.wipe()
+
+
+@contextmanager
+def dedicated_cluster(nodes: int, *, prefix: str) -> Iterator[LocalCluster]:
+    """A local cluster of the test module's own (heap 512m a node), wiped afterwards.
+    Expensive on a small machine: one per module, shared by its tests."""
+    cluster = LocalCluster(home=home_for_tests(), name=prefix, nodes=nodes)
+    try:
+        cluster.start(on_step=lambda _m: None)
+        yield cluster
+    finally:
+        cluster.wipe()
+
+
+def server_pid(client: Elasticsearch, node_name: str) -> int:
+    """The pid of a node's server JVM, as the node reports it."""
+    found = client.nodes.info(node_id=node_name, metric="process").body["nodes"]
+    (info,) = found.values()
+    return int(info["process"]["id"])

@@ -2,7 +2,8 @@
 
 Recall tests must not depend on the indexer being built in parallel, so they write
 documents with the official client: routed by user_id, with `_id` a digest of the JSON
-array [user_id, event_id], the timestamp in the fixed-width nanosecond form.
+array [user_id, event_id], the timestamp in the fixed-width nanosecond form, into the
+partition of the event's month (made from the alias's template on first write).
 """
 
 import hashlib
@@ -13,6 +14,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, helpers
 
 from session_recall.core.instant import Instant
+from session_recall.indexer.partitions import DEFAULT_GRANULARITY, partition_of
 
 Event = dict[str, Any]
 
@@ -59,6 +61,11 @@ def event(
     }
 
 
+def partition(alias: str, event: Event) -> str:
+    """The index the writer stores `event` in, under the default layout."""
+    return partition_of(alias, Instant.parse(event["timestamp"]), DEFAULT_GRANULARITY).index
+
+
 def write_events(
     es: Elasticsearch, alias: str, events: Iterable[Event], *, refresh: bool = True
 ) -> int:
@@ -66,7 +73,7 @@ def write_events(
     actions = (
         {
             "_op_type": "index",
-            "_index": alias,
+            "_index": partition(alias, e),
             "_id": doc_id(e["user_id"], e["event_id"]),
             "_routing": e["user_id"],
             "_source": e,
@@ -85,7 +92,7 @@ def delete_events(es: Elasticsearch, alias: str, events: Iterable[Event]) -> Non
     actions = (
         {
             "_op_type": "delete",
-            "_index": alias,
+            "_index": partition(alias, e),
             "_id": doc_id(e["user_id"], e["event_id"]),
             "_routing": e["user_id"],
         }

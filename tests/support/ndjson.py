@@ -7,6 +7,8 @@ from typing import Any
 import orjson
 from elasticsearch import Elasticsearch
 
+from session_recall.indexer.checkpoint import load
+
 BASE_SECOND = 1_782_864_000  # 2026-07-01T00:00:00Z
 
 
@@ -55,3 +57,12 @@ def duplicated_event_ids(es: Elasticsearch, alias: str) -> list[str]:
         aggs={"dupes": {"terms": {"field": "event_id", "min_doc_count": 2, "size": 100}}},
     ).body
     return [bucket["key"] for bucket in body["aggregations"]["dupes"]["buckets"]]
+
+
+def checkpoint_offset(path: Path) -> int:
+    """The offset an ingest's checkpoint file holds, 0 before it has one."""
+    try:
+        saved = load(path)
+    except Exception:  # a reader may race the rename; the next poll sees the file
+        return 0
+    return saved.offset if saved else 0

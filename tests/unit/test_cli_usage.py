@@ -97,6 +97,14 @@ def test_since_out_of_range_gets_the_real_reason(tmp_path: Path, since: str):
     assert "is not an ISO-8601 instant" not in result.output
 
 
+def test_show_query_shows_the_time_range_and_that_partial_results_are_refused(tmp_path: Path):
+    result = _run("--es-url", NOWHERE, "search", "--user", "alice", "--since",
+                  "2026-07-01T00:00:00Z", "--show-query", "x", home=tmp_path)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert '"gte": "2026-07-01T00:00:00.000000000Z"' in result.output
+    assert '"allow_partial_search_results": false' in result.output
+
+
 def test_a_user_id_past_the_ingest_limit_is_refused_on_search_too(tmp_path: Path):
     result = _run("--es-url", NOWHERE, "search", "--user", "u" * 10_000, "--show-query", "x",
                   home=tmp_path)  # fmt: skip

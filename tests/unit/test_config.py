@@ -2,6 +2,7 @@ import pytest
 from click.testing import CliRunner
 
 from session_recall.cli import main
+from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.errors import ConfigurationError
 from session_recall.pins import elasticsearch_version
@@ -42,6 +43,25 @@ def test_help_shows_no_secret_taken_from_the_environment(monkeypatch: pytest.Mon
 def test_contradictory_or_incomplete_settings_are_refused(values: dict[str, str]):
     with pytest.raises(ConfigurationError):
         Settings(**values)
+
+
+def test_several_comma_separated_urls_give_the_client_every_node():
+    urls = "http://127.0.0.1:9200, http://127.0.0.1:9201,http://127.0.0.1:9202"
+    settings = Settings(ELASTICSEARCH_URL=urls)
+    assert settings.elasticsearch_urls() == [
+        "http://127.0.0.1:9200",
+        "http://127.0.0.1:9201",
+        "http://127.0.0.1:9202",
+    ]
+    client = make_client(settings)
+    assert len(client.transport.node_pool.all()) == 3
+    client.close()
+
+
+def test_each_of_several_urls_is_checked_and_no_password_is_shown():
+    with pytest.raises(ConfigurationError) as refused:
+        Settings(ELASTICSEARCH_URL="http://127.0.0.1:9200,user:secret@nowhere")
+    assert "secret" not in str(refused.value)
 
 
 def test_cli_reports_a_missing_url_with_the_next_step(monkeypatch: pytest.MonkeyPatch):

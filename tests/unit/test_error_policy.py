@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import session_recall
 from session_recall.cli.group import RecallGroup
-from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.core.errors import ErrorKind, SessionRecallError, ShardsUnavailable
 from session_recall.error_policy import POLICY, answer, tool_text
 from session_recall.indexer import AliasMissing, InvalidEvent, Overloaded, WriteUnavailable
 from session_recall.recall import IndexNotFound, InvalidSince, SearchRefused
@@ -49,6 +49,7 @@ def test_every_error_class_has_a_kind_the_table_answers():
         (IndexNotFound("x"), ErrorKind.UNAVAILABLE),
         (WriteUnavailable("x"), ErrorKind.UNAVAILABLE),
         (Overloaded("x"), ErrorKind.UNAVAILABLE),
+        (ShardsUnavailable("x"), ErrorKind.UNAVAILABLE),
     ],
 )
 def test_errors_are_classified_by_whose_move_it_is(error: SessionRecallError, kind: ErrorKind):
@@ -65,11 +66,20 @@ def test_the_table_gives_exit_codes_statuses_and_retry_after():
     assert (unavailable.exit_code, unavailable.http_status) == (3, 503)
     assert unavailable.retry_after_s and unavailable.retry_after_s > 0
     assert tool_text(InvalidSince("bad since", hint="Use Z.")) == "Error: bad since Use Z."
+    incomplete = answer(ShardsUnavailable("x"))
+    assert (incomplete.exit_code, incomplete.http_status) == (1, 503)
+    assert incomplete.retry_after_s == unavailable.retry_after_s
 
 
 @pytest.mark.parametrize(
     ("error", "code"),
-    [(InvalidSince("bad", hint="fix it"), 2), (SearchRefused("no"), 3), (AliasMissing("gone"), 3)],
+    [
+        (InvalidSince("bad", hint="fix it"), 2),
+        (SearchRefused("no"), 3),
+        (AliasMissing("gone"), 3),
+        # A search missing shards failed and is worth running again soon.
+        (ShardsUnavailable("short", hint="Retry"), 1),
+    ],
 )
 def test_the_cli_group_answers_every_error_once_by_its_kind(error: SessionRecallError, code: int):
     @click.group(cls=RecallGroup)

@@ -29,7 +29,7 @@ def test_a_document_size_is_exactly_its_share_of_the_bulk_body(text, metadata):
 def test_events_larger_than_a_chunk_are_refused_without_a_request():
     # Nothing listens on port 9: a request would fail, so none may be made.
     client = Elasticsearch("http://127.0.0.1:9", max_retries=0)
-    writer = Writer(client, "alias", options=WriterOptions(chunk_bytes=2048))
+    writer = Writer(client, "alias", options=WriterOptions(chunk_bytes=2048), granularity="month")
     results = [
         w.result for w in writer.write([Submission(parse_object(event(1, text="x" * 4000)).event)])
     ]
@@ -42,6 +42,7 @@ def test_the_callers_submissions_are_not_modified():
     client = Elasticsearch("http://127.0.0.1:9", max_retries=0)
     submissions = [Submission(parse_object(event(1, text="x" * 4000)).event, token="t")]
     before = [(s.event.model_dump(), s.token) for s in submissions]
-    list(Writer(client, "a", options=WriterOptions(chunk_bytes=2048)).write(submissions))
+    options = WriterOptions(chunk_bytes=2048)
+    list(Writer(client, "a", options=options, granularity="month").write(submissions))
     assert [(s.event.model_dump(), s.token) for s in submissions] == before
     client.close()

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,6 +74,25 @@ def test_since_and_as_of_bound_the_timestamp_in_filter_context():
             }
         }
     } in query["bool"]["filter"]
+
+
+@pytest.mark.parametrize(
+    ("since", "position", "lower"),
+    [
+        (None, "2026-07-05T00:00:00Z", "2026-07-05T00:00:00.000000000Z"),
+        ("2026-07-01T00:00:00Z", "2026-07-05T00:00:00Z", "2026-07-05T00:00:00.000000000Z"),
+        ("2026-08-01T00:00:00Z", "2026-07-05T00:00:00Z", "2026-08-01T00:00:00.000000000Z"),
+    ],
+)
+@pytest.mark.parametrize("how", ["after", "resume_at"])
+def test_a_cursor_position_bounds_the_timestamp_so_older_partitions_are_skipped(
+    since: str | None, position: str, lower: str, how: str
+):
+    at = SortPosition(Instant.parse(position).nanos, "e9", "alice")
+    criteria = Criteria(("a",), since=None if since is None else Instant.parse(since))
+    query = search_query(ALICE.filters(), criteria, **{how: at})
+    ranges = [c["range"]["timestamp"] for c in query["bool"]["filter"] if "range" in c]
+    assert ranges == [{"gte": lower}]  # one plain range, which the pre-filter reads
 
 
 def test_pages_sort_on_timestamp_then_event_id_then_user_and_never_count():

@@ -1,0 +1,100 @@
+"""The partitioned layout as it stands in Elasticsearch: which period the alias
+partitions by (the index template's `_meta`, written by `setup`), making a partition
+from the template ahead of its first bulk, and listing and pruning partitions."""
+
+from dataclasses import dataclass
+
+from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
+
+from session_recall.core.instant import Instant
+from session_recall.indexer.partitions import (
+    GRANULARITIES,
+    Granularity,
+    Partition,
+    parse_partition,
+)
+
+# Where `setup` records the period in the index template's `_meta`.
+META_KEY = "partition"
+
+
+def granularity(client: Elasticsearch, alias: str) -> Granularity | None:
+    """The period `alias` is partitioned by; None when `setup` has not installed the
+    partitioned layout (no template, or one of the single-index layout)."""
+    try:
+        found = client.indices.get_index_template(name=alias).body["index_templates"]
+    except NotFoundError:
+        return None
+    value = found[0]["index_template"].get("_meta", {}).get(META_KEY)
+    for known in GRANULARITIES:
+        if value == known:
+            return known
+    return None
+
+
+def ensure_partition(client: Elasticsearch, index: str) -> bool:
+    """Create `index` from the template unless it exists; True if this call made it.
+
+    Made explicitly rather than by the bulk's auto-creation, which a cluster may have
+    turned off (`action.auto_create_index`); the template gives it the mappings,
+    the settings and the read alias either way.
+    """
+    if client.indices.exists(index=index):
+        return False
+    try:
+        client.indices.create(index=index, wait_for_active_shards="1")
+    except BadRequestError as err:
+        # Another writer won the race: that is the outcome we wanted.
+        if err.error != "resource_already_exists_exception":
+            raise
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class StoredIndex:
+    """An index behind the alias: a partition (with the period it covers) or an
+    index of the single-index layout (`partition` None)."""
+
+    index: str
+    partition: Partition | None
+    docs: int
+    size_bytes: int
+
+
+def stored_indices(client: Elasticsearch, alias: str) -> list[StoredIndex]:
+    """Every index behind `alias`: the single-index layout's first, then the
+    partitions from the oldest period on. None when the alias does not exist."""
+    try:
+        rows: list[dict[str, str]] = client.cat.indices(
+            index=alias, format="json", bytes="b", h="index,docs.count,store.size"
+        ).body  # type: ignore[assignment]  # a list of rows with format=json
+    except NotFoundError:
+        return []
+    found = [
+        StoredIndex(
+            index=row["index"],
+            partition=parse_partition(alias, row["index"]),
+            docs=int(row.get("docs.count") or 0),
+            size_bytes=int(row.get("store.size") or 0),
+        )
+        for row in rows
+    ]
+    return sorted(found, key=lambda s: (s.partition is not None, _start(s), s.index))
+
+
+def _start(stored: StoredIndex) -> int:
+    return -1 if stored.partition is None else stored.partition.start.nanos
+
+
+def ending_before(indices: list[StoredIndex], before: Instant) -> list[StoredIndex]:
+    """The partitions whose whole period ends at or before `before`: what `prune`
+    deletes. Indices of the single-index layout are never among them."""
+    return [s for s in indices if s.partition is not None and s.partition.end <= before]
+
+
+def delete_partitions(client: Elasticsearch, indices: list[StoredIndex]) -> None:
+    """Delete whole partitions, named one by one (never a pattern)."""
+    names = [s.index for s in indices if s.partition is not None]
+    if names:
+        client.indices.delete(index=",".join(names))

@@ -1,0 +1,91 @@
+"""`session-recall partitions` and `prune`: see the partitions behind the alias, and
+delete whole partitions of periods that ended."""
+
+from datetime import date
+
+import click
+
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.core.instant import Instant, InvalidInstant
+from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
+from session_recall.indexer.layout import stored_indices as list_stored
+
+
+@click.command()
+@pass_app
+def partitions(app: AppContext) -> None:
+    """List each index behind the alias: the period it covers (UTC, end excluded), its
+    event count and its size on disk. Indices of the single-index layout show no period.
+
+    \b
+    Example:
+      session-recall partitions
+    """
+    stored = list_stored(app.client, app.settings.index)
+    if not stored:
+        click.echo(f"No index behind {app.settings.index!r}; run `session-recall setup`.")
+        return
+    click.echo(_row("index", "from", "until", "events", "size"))
+    for item in stored:
+        click.echo(_line(item))
+
+
+@click.command()
+@click.option(
+    "--before",
+    required=True,
+    metavar="DATE",
+    help="Delete the partitions that end at or before DATE (2026-01-01, or an instant).",
+)
+@click.option("--yes", is_flag=True, help="Delete them; without it, only list them.")
+@pass_app
+def prune(app: AppContext, before: str, yes: bool) -> None:
+    """Delete whole partitions whose period ends at or before DATE. Without --yes,
+    lists what would go and changes nothing. Indices of the single-index layout are
+    never deleted.
+
+    \b
+    Example:
+      session-recall prune --before 2025-01-01          # what would go
+      session-recall prune --before 2025-01-01 --yes    # delete it
+    """
+    cutoff = _instant(before)
+    doomed = ending_before(list_stored(app.client, app.settings.index), cutoff)
+    events = sum(item.docs for item in doomed)
+    for item in doomed:
+        click.echo(_line(item))
+    if not yes:
+        click.echo(
+            f"Would delete {len(doomed)} partition(s), {events} event(s); nothing was "
+            "changed. Run again with --yes to delete them."
+        )
+        return
+    delete_partitions(app.client, doomed)
+    click.echo(f"Deleted {len(doomed)} partition(s), {events} event(s).")
+
+
+def _instant(text: str) -> Instant:
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        pass
+    else:
+        return Instant.parse(f"{day.isoformat()}T00:00:00Z")
+    try:
+        return Instant.parse(text)
+    except InvalidInstant as err:
+        raise click.BadParameter(
+            f"{text!r} is neither a date (2026-01-01) nor an instant ({err})",
+            param_hint="--before",
+        ) from None
+
+
+def _row(*cells: str) -> str:
+    return "{:<40} {:<20} {:<20} {:>10} {:>12}".format(*cells)
+
+
+def _line(item: StoredIndex) -> str:
+    period = item.partition
+    start = "-" if period is None else period.start.isoformat()
+    end = "-" if period is None else period.end.isoformat()
+    return _row(item.index, start, end, str(item.docs), f"{item.size_bytes:,}")
