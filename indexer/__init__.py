@@ -25,7 +25,7 @@ from session_recall.indexer.errors import (
     WriteUnavailable,
 )
 from session_recall.indexer.event import Event, derived_event_id
-from session_recall.indexer.ingest import ingest
+from session_recall.indexer.ingest import check_outputs, ingest
 from session_recall.indexer.lines import Line, follow_file, read_stream
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line, parse_object
 from session_recall.indexer.results import EventResult, IngestSummary, Status
@@ -68,6 +68,7 @@ __all__ = [
     "WriterOptions",
     "Written",
     "backfill",
+    "check_outputs",
     "derived_event_id",
     "document_body",
     "document_id",

@@ -27,6 +27,27 @@ from session_recall.indexer.writer import Submission, Writer, WriterOptions
 CHECKPOINT_EVERY_S = 0.5
 
 
+def check_outputs(dead_letter: Path, checkpoint_path: Path | None) -> None:
+    """Raise `UnwritablePath` unless the dead-letter file and the checkpoint can be
+    written. `ingest` checks this itself; a caller may check it earlier, before it
+    connects, so that a wrong path is named even with the node down."""
+    check_writable(
+        dead_letter,
+        what="dead-letter file",
+        hint="Point the dead letters (--dead-letter) at a writable folder.",
+        create_folders=True,
+        replaced=False,
+    )
+    if checkpoint_path is not None:
+        check_writable(
+            checkpoint_path,
+            what="checkpoint",
+            hint="Point the checkpoint (--checkpoint) at a file in an existing, writable folder.",
+            create_folders=False,
+            replaced=True,
+        )
+
+
 def ingest(
     client: Elasticsearch,
     alias: str,
@@ -48,21 +69,7 @@ def ingest(
     holds the last position safe to resume from. Raises `UnwritablePath`, before
     anything is read, when `dead_letter` or `checkpoint_path` cannot be written.
     """
-    check_writable(
-        dead_letter,
-        what="dead-letter file",
-        hint="Point the dead letters (--dead-letter) at a writable folder.",
-        create_folders=True,
-        replaced=False,
-    )
-    if checkpoint_path is not None:
-        check_writable(
-            checkpoint_path,
-            what="checkpoint",
-            hint="Point the checkpoint (--checkpoint) at a file in an existing, writable folder.",
-            create_folders=False,
-            replaced=True,
-        )
+    check_outputs(dead_letter, checkpoint_path)
     summary = IngestSummary(dead_letter=dead_letter)
     start = start or Position()
     # Positions as plain tuples: a pydantic model per line would cost more than the line.

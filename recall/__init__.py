@@ -60,6 +60,7 @@ from session_recall.recall.memory_arguments import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     SEARCH_MODES,
+    MemoryRequest,
     SearchMode,
 )
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
@@ -101,6 +102,7 @@ __all__ = [
     "InvalidUntil",
     "MatchMode",
     "MemoryHit",
+    "MemoryRequest",
     "MemorySearchResult",
     "MemorySearcher",
     "QueryTooLong",

@@ -5,6 +5,7 @@ pass the user's message as it is (ADK's `preload_memory` does).
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from session_recall.core.instant import Instant
@@ -97,3 +98,43 @@ def parse_mode(mode: str) -> SearchMode:
         f"mode={mode!r} is not a search mode.",
         hint="Use 'keyword', 'semantic' or 'hybrid'.",
     )
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    """memory_search's arguments, checked. `mode` is None when the searcher's default
+    applies."""
+
+    text: str
+    mode: SearchMode | None
+    since: Instant | None
+    until: Instant | None
+    types: tuple[str, ...]
+    limit: int
+    context: int
+
+    @classmethod
+    def parse(
+        cls,
+        query: str,
+        *,
+        mode: str | None = None,
+        since: str | Instant | None = None,
+        until: str | Instant | None = None,
+        types: Sequence[str] | None = None,
+        limit: int = DEFAULT_LIMIT,
+        context: int = DEFAULT_CONTEXT,
+    ) -> "MemoryRequest":
+        """Raises the recall errors of a bad argument; needs no node, so an adapter may
+        call it before it connects."""
+        text = parse_query(query)
+        start, end = parse_bounds(since, until)
+        return cls(
+            text=text,
+            mode=None if mode is None else parse_mode(mode),
+            since=start,
+            until=end,
+            types=parse_types(types),
+            limit=parse_count("limit", limit, low=1, high=MAX_LIMIT),
+            context=parse_count("context", context, low=0, high=MAX_CONTEXT),
+        )

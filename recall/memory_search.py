@@ -26,14 +26,8 @@ from session_recall.recall.fusion import fuse
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
-    MAX_CONTEXT,
-    MAX_LIMIT,
+    MemoryRequest,
     SearchMode,
-    parse_bounds,
-    parse_count,
-    parse_mode,
-    parse_query,
-    parse_types,
 )
 from session_recall.recall.memory_query import (
     event_filters,
@@ -93,12 +87,18 @@ class MemorySearcher:
         event types; `limit` (1-50) hits, each with `context` (0-10) events of its
         session before and after it.
         """
-        text = parse_query(query)
-        requested = self.default_mode if mode is None else parse_mode(mode)
-        start, end = parse_bounds(since, until)
-        kinds = parse_types(types)
-        limit = parse_count("limit", limit, low=1, high=MAX_LIMIT)
-        context = parse_count("context", context, low=0, high=MAX_CONTEXT)
+        return self.answer(
+            MemoryRequest.parse(
+                query, mode=mode, since=since, until=until, types=types, limit=limit,
+                context=context,
+            )
+        )  # fmt: skip
+
+    def answer(self, request: MemoryRequest) -> MemorySearchResult:
+        """`search` with its arguments already checked (`MemoryRequest.parse`)."""
+        text, start, end, kinds = request.text, request.since, request.until, request.types
+        limit, context = request.limit, request.context
+        requested = self.default_mode if request.mode is None else request.mode
 
         vector, notice = (None, None) if requested == "keyword" else self._query_vector(text)
         used: SearchMode = requested if vector is not None else "keyword"

@@ -20,7 +20,14 @@ from session_recall.cli.options import build, library_option
 from session_recall.cli.progress import progress_reporter
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
-from session_recall.indexer import EventLimits, IngestSummary, RetryPolicy, WriterOptions, ingest
+from session_recall.indexer import (
+    EventLimits,
+    IngestSummary,
+    RetryPolicy,
+    WriterOptions,
+    check_outputs,
+    ingest,
+)
 from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
@@ -108,6 +115,7 @@ def ingest_command(
     tail = (
         functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet) if follow else None
     )
+    check_outputs(dead_letter, checkpoint)  # a wrong path is named even with the node down
     with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()

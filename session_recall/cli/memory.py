@@ -5,7 +5,7 @@ import json
 import click
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.recall import DEFAULT_CONTEXT, DEFAULT_LIMIT, SEARCH_MODES
+from session_recall.recall import DEFAULT_CONTEXT, DEFAULT_LIMIT, SEARCH_MODES, MemoryRequest
 from session_recall.tools import memory_document, render_memory
 from session_recall.tools.searchers import searchers_for
 
@@ -53,16 +53,12 @@ def memory_search(
     Example:
       session-recall memory-search --user alice "what did we decide about the database?"
     """
-    searcher = searchers_for(app.client, app.settings).memory(user_id=user)
-    result = searcher.search(
-        query,
-        mode=mode,
-        since=since,
-        until=until,
-        types=list(types) or None,
-        limit=limit,
+    # Checked before the node is asked anything: a usage error says so even when it is down.
+    request = MemoryRequest.parse(
+        query, mode=mode, since=since, until=until, types=list(types) or None, limit=limit,
         context=context,
-    )
+    )  # fmt: skip
+    result = searchers_for(app.client, app.settings).memory(user_id=user).answer(request)
     if fmt == "json":
         click.echo(json.dumps(memory_document(result), indent=2, ensure_ascii=False))
     else:

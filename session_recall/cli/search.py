@@ -75,10 +75,13 @@ def paging_options(func: Callable[..., None]) -> Callable[..., None]:
 
 def fetch(app: AppContext, run: Callable[[Searchers], T], *, show_query: bool) -> T | None:
     """What `run` gets from the searchers; with `show_query`, None, once the requests
-    it would send are printed. Errors go to the group, which maps their kind."""
+    it would send are printed. Errors go to the group, which maps their kind.
+
+    `run` goes first against the recorder, which needs no node: its arguments are
+    checked there, so a usage error says so (exit 2) even when the node is down."""
+    recorder = QueryRecorder()
+    run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
     if show_query:
-        recorder = QueryRecorder()
-        run(searchers_for(recorder, app.settings))  # type: ignore[arg-type]
         click.echo(json.dumps(recorder.requests, indent=2, ensure_ascii=False))
         return None
     return run(searchers_for(app.client, app.settings))

@@ -166,3 +166,32 @@ def test_every_option_of_every_command_is_described():
         return missing
 
     assert walk(main, "session-recall") == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["search", "--user", "u", ", "], "has no terms"),
+        (["search-session", "--user", "u", "--session", "s", "x", "--page-size", "0"], "from 1 to"),
+        (["search", "--user", "u", "x", "--since", "yesterday"], "yesterday"),
+        (["memory-search", "--user", "u", "  "], "The query is empty"),
+        (["memory-search", "--user", "u", "q", "--limit", "99"], "from 1 to 50"),
+        (["memory-search", "--user", "u", "q", "--mode", "semantic", "--context", "-1"], "0 to 10"),
+    ],
+)
+def test_search_arguments_are_checked_before_the_node_is_asked(args: list[str], says: str):
+    """The node is down (nothing listens at NOWHERE): a wrong argument is still named as
+    such, with the usage exit code, not reported as an unreachable node (exit 3)."""
+    _refused(_run("--es-url", NOWHERE, *args), says)
+
+
+@pytest.mark.parametrize("option", ["--dead-letter", "--checkpoint"])
+def test_an_unwritable_output_path_is_named_before_the_node_is_asked(
+    tmp_path: Path, option: str
+):
+    events = tmp_path / "events.ndjson"
+    events.write_text("{}\n")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    result = _run("--es-url", NOWHERE, "ingest", str(events), option, str(blocked / "out"))
+    _refused(result, "cannot be written", option)
