@@ -12,6 +12,7 @@ the "Semantic recall" section of the report, between markers, so the other bench
 sections are kept, and a later full run keeps this one.
 """
 
+import os
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
     home = config.work_dir / "home"
     home.mkdir(parents=True, exist_ok=True)
     run.log(f"session-recall ingest (static embedder) {data.path.name} -> {alias}")
+    load = round(os.getloadavg()[0], 2)
     ingest = ingest_bench.run_ours(
         run.es_url, alias, data.path, data.events, home, embedder="static"
     )
@@ -64,7 +66,7 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
     return {
         "heavy_events": data.heavy_events,
         "events": data.events,
-        "ingest": {**ingest.to_json(), "summary": ingest.output},
+        "ingest": {**ingest.to_json(), "summary": ingest.output, "load_average": load},
         "latency": latency,
     }
 
@@ -118,10 +120,10 @@ def section(results: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| history | ingest (static embedder) | CPU µs/event | peak RSS | "
+        "| history | ingest (static embedder) | load average | CPU µs/event | peak RSS | "
         + " | ".join(f"{mode} p50 / p95" for mode in MODES)
         + " | hybrid / keyword (p50) |",
-        "| ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in MODES) + " | ---: |",
+        "| ---: | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in MODES) + " | ---: |",
     ]
     for size in sizes:
         ingest, latency = size["ingest"], size["latency"]
@@ -129,7 +131,8 @@ def section(results: dict[str, Any]) -> str:
         lines.append(
             f"| {report.size_label(size['heavy_events'])} ({size['events']:,} events) | "
             f"{ingest['events_per_s']:,.0f} events/s ({ingest['seconds']:.1f} s) | "
-            f"{ingest['cpu_us_per_event']:.0f} | {ingest['peak_rss_mb']:.0f} MB | "
+            f"{ingest.get('load_average', '')} | {ingest['cpu_us_per_event']:.0f} | "
+            f"{ingest['peak_rss_mb']:.0f} MB | "
             + " | ".join(cells)
             + f" | {latency['hybrid']['p50_ms'] / latency['keyword']['p50_ms']:.2f}x |"
         )
@@ -141,8 +144,9 @@ def section(results: dict[str, Any]) -> str:
         f"ones, rotating over {len(QUESTIONS)} natural-language questions. Hybrid sends the "
         "keyword and kNN searches (50 deep each) in one `msearch` and fuses them in the "
         "client. Ingest: `session-recall ingest FILE` with `SESSION_RECALL_EMBEDDER=static` "
-        "as a subprocess, start to exit, every event stored with its 256-dimension vector "
-        "(int8 HNSW, m 8, ef_construction 32); CPU is the command's own.",
+        "as a subprocess, start to exit, every event stored with its "
+        f"{StaticEmbedder().dims}-dimension vector (int8 HNSW, m 8, ef_construction 32); "
+        "CPU is the command's own; the load average (1 min, 2 cores) is the one at its start.",
         END,
     ]
     return "\n".join(lines) + "\n"
