@@ -20,9 +20,10 @@ if TYPE_CHECKING:
 # Texts are summed in groups of similar length: a padded (group, longest, dims) gather
 # summed over its middle axis is several times faster than numpy's reduceat.
 _GROUP = 128
-# Distinct words kept, 1 KB each: a few weeks of one user's chats, and 32 MB at most.
-# A full cache starts over rather than tracking what was used least.
-WORD_CACHE = 32_768
+# The word cache's size: 32 MB of sums, whatever their width (131,072 distinct words at
+# 64 dimensions, 32,768 at 256), a few weeks of one user's chats. A full cache starts
+# over rather than tracking what was used least.
+WORD_CACHE_BYTES = 32 * 2**20
 
 
 def pooled_sums(
@@ -57,15 +58,17 @@ class WordSums:
     """Texts to the sums of their tokens' rows, through a cache of per-word sums.
     Thread-safe (one caller at a time: the cache's rows are reused when it fills)."""
 
-    def __init__(self, tokenizer: Any, table: "NDArray[np.float32]", capacity: int = WORD_CACHE):
+    def __init__(
+        self, tokenizer: Any, table: "NDArray[np.float32]", capacity: int | None = None
+    ) -> None:
         import numpy as np
 
         self._tokenizer = tokenizer
         self._table = table
-        self._capacity = capacity
+        self._capacity = capacity or WORD_CACHE_BYTES // (4 * table.shape[1])
         self._rows: dict[str, int] = {}
         # One row per cached word, and a last row of zeros for padding.
-        self._words = np.zeros((capacity + 1, table.shape[1]), dtype=np.float32)
+        self._words = np.zeros((self._capacity + 1, table.shape[1]), dtype=np.float32)
         self._lock = threading.Lock()
 
     def sums(self, texts: Sequence[str]) -> "NDArray[np.float32]":

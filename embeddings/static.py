@@ -8,9 +8,15 @@ A text's vector is the mean of its tokens' vectors, as WordLlama was trained, cu
 `dims` dimensions (the model is trained so its leading 64, 128 or 256 stand alone),
 leaving out the tokens of English function words ("what", "did", "we"): they are in
 every text, and pull every vector towards the same average. On the evaluation set
-(tests/support/memory_eval.py) this lifts semantic recall@10 on paraphrases from
-0.56 to 0.63. It is done by zeroing their rows once, at load: free per text. The
-`-v1` in the model id names this recipe; another recipe must get another id.
+(tests/support/memory_eval.py) this lifts semantic recall@10 on paraphrases at 256
+dimensions from 0.56 to 0.63. It is done by zeroing their rows once, at load: free per
+text. The `-v1` in the model id names this recipe; another recipe must get another id.
+
+64 dimensions by default: a quarter of the vector for Elasticsearch to parse, store and
+link into its HNSW graph, and a quarter of the sums to add up here, which is what lets
+`ingest` keep up its events/s with vectors; recall on paraphrases is a little lower
+(hybrid 0.56 rather than 0.63 on the evaluation set). 256 is there for whoever prefers
+recall to ingest speed (SESSION_RECALL_EMBEDDINGS_DIMS); the README has the figures.
 
 Why this model: it is the one static model found on PyPI with its weights inside the
 wheel and a clear licence; see the README ("Semantic recall") for the figures.
@@ -41,7 +47,7 @@ TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 # give other vectors under the same model id, mixed with the stored ones: refused.
 WEIGHTS_SHA256 = "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5"
 DIMS = (64, 128, 256)
-DEFAULT_DIMS = 256
+DEFAULT_DIMS = 64
 # A message's meaning is in its first few thousand characters; the bound keeps a
 # megabyte-long tool output from costing a megabyte of tokenizing.
 MAX_CHARS = 4000
@@ -52,7 +58,6 @@ _DECIMALS = 4
 class _Model:
     table: "NDArray[np.float32]"  # one row per token, plus a zero row for padding
     tokenizer: Any
-    words: WordSums
 
 
 class StaticEmbedder:
@@ -79,13 +84,13 @@ class StaticEmbedder:
     def load(self) -> None:
         """Read the weights now rather than on the first `embed` (about 0.3 s, 33 MB)."""
         with self._lock:
-            _model()
+            _word_sums(self._dims)
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
         import numpy as np
 
         self.load()
-        sums = _model().words.sums([text[:MAX_CHARS] for text in texts])[:, : self._dims]
+        sums = _word_sums(self._dims).sums([text[:MAX_CHARS] for text in texts])
         norms = np.linalg.norm(sums, axis=1)
         # No token, or tokens that cancel out: cosine similarity has no direction to
         # compare, and Elasticsearch refuses a zero vector.
@@ -140,8 +145,18 @@ def _model() -> _Model:
     # A zero row adds nothing to a sum: the same as leaving the token out of the mean
     # (only the direction of a vector counts under cosine similarity).
     table[sorted(_function_word_tokens(tokenizer))] = 0.0
-    table = np.ascontiguousarray(table)
-    return _Model(table=table, tokenizer=tokenizer, words=WordSums(tokenizer, table))
+    return _Model(table=np.ascontiguousarray(table), tokenizer=tokenizer)
+
+
+@cache
+def _word_sums(dims: int) -> WordSums:
+    """The per-word sums of the leading `dims` columns, shared by that size's embedders:
+    the sums of a column do not depend on the others, so the vectors are the leading
+    `dims` columns of the full sums, at a fraction of the cost and cache size."""
+    import numpy as np
+
+    model = _model()
+    return WordSums(model.tokenizer, np.ascontiguousarray(model.table[:, :dims]))
 
 
 def _function_word_tokens(tokenizer: Any) -> set[int]:

@@ -1,6 +1,7 @@
 """The embedder the settings ask for, for ingestion, backfill and memory_search.
 
 SESSION_RECALL_EMBEDDER=static     the default: offline, weights from a PyPI wheel
+                                   (SESSION_RECALL_EMBEDDINGS_DIMS: 64, 128 or 256)
 SESSION_RECALL_EMBEDDER=endpoint   an OpenAI-compatible /v1/embeddings endpoint
 SESSION_RECALL_EMBEDDER=none       no vectors; memory_search runs on keywords
 """
@@ -23,4 +24,6 @@ def embedder_for(settings: Settings) -> Embedder | None:
             dims=settings.embeddings_dims,
             api_key=None if key is None else key.get_secret_value(),
         )
-    return StaticEmbedder()
+    if settings.embeddings_dims is None:
+        return StaticEmbedder()
+    return StaticEmbedder(settings.embeddings_dims)

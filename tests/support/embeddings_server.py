@@ -39,7 +39,7 @@ class EmbeddingsServer:
         self.controls = Controls()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self._embedder = StaticEmbedder()
+        self._embedder = StaticEmbedder(DIMS)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 

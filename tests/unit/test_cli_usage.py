@@ -186,9 +186,7 @@ def test_search_arguments_are_checked_before_the_node_is_asked(args: list[str], 
 
 
 @pytest.mark.parametrize("option", ["--dead-letter", "--checkpoint"])
-def test_an_unwritable_output_path_is_named_before_the_node_is_asked(
-    tmp_path: Path, option: str
-):
+def test_an_unwritable_output_path_is_named_before_the_node_is_asked(tmp_path: Path, option: str):
     events = tmp_path / "events.ndjson"
     events.write_text("{}\n")
     blocked = tmp_path / "a-file"

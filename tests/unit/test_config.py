@@ -82,7 +82,10 @@ def test_the_embedder_is_static_by_default_and_its_api_key_stays_hidden():
     from session_recall.embedders import embedder_for
     from session_recall.embeddings import EndpointEmbedder, StaticEmbedder
 
-    assert isinstance(embedder_for(Settings()), StaticEmbedder)
+    default = embedder_for(Settings())
+    assert isinstance(default, StaticEmbedder) and default.dims == 64
+    larger = embedder_for(Settings(SESSION_RECALL_EMBEDDINGS_DIMS=256))
+    assert larger is not None and larger.model_id == "wordllama-l2-supercat-256-v1"
     assert embedder_for(Settings(SESSION_RECALL_EMBEDDER="none")) is None
     settings = Settings(
         SESSION_RECALL_EMBEDDER="endpoint",

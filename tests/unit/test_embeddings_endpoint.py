@@ -50,7 +50,7 @@ def embedder(server_url: str, clock: Clock | None = None, **options) -> Endpoint
 def test_vectors_come_in_order_in_batches_of_the_configured_size(server: EmbeddingsServer):
     vectors = embedder(server.url, batch_size=3).embed(TEXTS)
     assert server.controls.batches == [3, 3, 1]
-    expected = StaticEmbedder().embed(TEXTS)
+    expected = StaticEmbedder(DIMS).embed(TEXTS)
     for got, want in zip(vectors, expected, strict=True):
         assert np.allclose(got, want, atol=1e-6)
 
