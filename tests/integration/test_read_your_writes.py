@@ -61,7 +61,7 @@ def _searchable(es: Elasticsearch, alias: str, **terms: str) -> int:
 
 
 # "-1": no scheduled refresh at all, so only the answer's own refresh can make the
-# events searchable; "1s" is the index template's interval.
+# events searchable; "1s": a fixed interval (the template leaves it unset, see below).
 @pytest.mark.parametrize("interval", ["1s", "-1"])
 def test_with_refresh_wait_for_a_search_right_after_the_answer_finds_the_event(
     es: Elasticsearch, settings: Settings, alias: str, interval: str
@@ -69,6 +69,32 @@ def test_with_refresh_wait_for_a_search_right_after_the_answer_finds_the_event(
     es.indices.put_settings(index=alias, settings={"index.refresh_interval": interval})
     with TestClient(create_app(settings)) as web:
         assert _post_then_search(web, "/v1/events?refresh=wait_for") == [True] * ROUNDS
+
+
+def _search_idle(es: Elasticsearch, alias: str) -> bool:
+    stats = es.indices.stats(index=alias, level="shards", filter_path="indices.*.shards")
+    shards = [s for i in stats["indices"].values() for c in i["shards"].values() for s in c]
+    return bool(shards) and all(shard["search_idle"] for shard in shards)
+
+
+def test_a_partition_nobody_searched_for_a_while_still_shows_every_write_to_the_next_search(
+    es: Elasticsearch, settings: Settings, alias: str
+):
+    """The template leaves `refresh_interval` unset, so a shard nobody searches stops
+    its scheduled refreshes (a bulk load makes fewer segments to merge). The next
+    search refreshes it first: what was acknowledged before is found, with or without
+    `refresh=wait_for`."""
+    with TestClient(create_app(settings)) as web:
+        assert web.post("/v1/events", json={**event(0), "text": "remember zebra"}).is_success
+        es.indices.put_settings(index=alias, settings={"index.search.idle.after": "1s"})
+        assert wait_until(lambda: _search_idle(es, alias), timeout=60), "never search-idle"
+        plain = web.post("/v1/events", json={**event(1), "text": "remember okapi"})
+        assert plain.status_code == 200, plain.text
+        assert "okapi" in _search(web, "okapi")
+        assert wait_until(lambda: _search_idle(es, alias), timeout=60), "never search-idle"
+        waited = web.post("/v1/events?refresh=wait_for", json={**event(2), "text": "ibex"})
+        assert waited.status_code == 200, waited.text
+        assert _searchable(es, alias, event_id=event(2)["event_id"]) == 1
 
 
 def test_serve_refresh_wait_for_makes_it_the_default_and_a_request_can_opt_out(
