@@ -56,8 +56,23 @@ _DECIMALS = 4
 
 @dataclass(frozen=True)
 class _Model:
-    table: "NDArray[np.float32]"  # one row per token, plus a zero row for padding
+    weights: "NDArray[np.float16]"  # one row per token, as stored
+    silent: list[int]  # the function words' tokens
     tokenizer: Any
+
+    def table(self, dims: int) -> "NDArray[np.float32]":
+        """The leading `dims` columns as float32, plus a zero row for padding, with the
+        function words' rows zeroed. Only these columns are copied: at start-up, the
+        copy is most of the load time."""
+        import numpy as np
+
+        rows = self.weights.shape[0]
+        table = np.zeros((rows + 1, dims), dtype=np.float32)
+        table[:rows] = self.weights[:, :dims]
+        # A zero row adds nothing to a sum: the same as leaving the token out of the
+        # mean (only the direction of a vector counts under cosine similarity).
+        table[self.silent] = 0.0
+        return table
 
 
 class StaticEmbedder:
@@ -137,15 +152,12 @@ def _model() -> _Model:
             hint="Install the wordllama version in this release's requirements.",
         )
     with safe_open(str(weights), framework="np") as tensors:
-        table = tensors.get_tensor("embedding.weight").astype(np.float32)
-    table = np.vstack([table, np.zeros((1, table.shape[1]), dtype=np.float32)])
+        stored = tensors.get_tensor("embedding.weight")
     tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    # A zero row adds nothing to a sum: the same as leaving the token out of the mean
-    # (only the direction of a vector counts under cosine similarity).
-    table[sorted(_function_word_tokens(tokenizer))] = 0.0
-    return _Model(table=np.ascontiguousarray(table), tokenizer=tokenizer)
+    silent = sorted(_function_word_tokens(tokenizer))
+    return _Model(weights=stored.astype(np.float16, copy=False), silent=silent, tokenizer=tokenizer)
 
 
 @cache
@@ -153,10 +165,9 @@ def _word_sums(dims: int) -> WordSums:
     """The per-word sums of the leading `dims` columns, shared by that size's embedders:
     the sums of a column do not depend on the others, so the vectors are the leading
     `dims` columns of the full sums, at a fraction of the cost and cache size."""
-    import numpy as np
 
     model = _model()
-    return WordSums(model.tokenizer, np.ascontiguousarray(model.table[:, :dims]))
+    return WordSums(model.tokenizer, model.table(dims))
 
 
 def _function_word_tokens(tokenizer: Any) -> set[int]:

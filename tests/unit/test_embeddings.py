@@ -104,8 +104,8 @@ def test_word_sums_equal_token_sums_whatever_the_cache_size(capacity: int):
 
     model = _model()
     texts = ["We decided on Lisbon, the flights are cheaper.", "", "决定 预算", "oak oak oak"]
-    words = WordSums(model.tokenizer, model.table, capacity=capacity)
+    words = WordSums(model.tokenizer, model.table(256), capacity=capacity)
     tokens = [e.ids for e in model.tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
-    expected = pooled_sums(model.table, tokens)
+    expected = pooled_sums(model.table(256), tokens)
     for _ in range(2):  # cold, then from the cache (or after it started over)
         assert np.allclose(words.sums(texts), expected, atol=1e-4)
