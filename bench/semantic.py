@@ -128,11 +128,21 @@ def section(results: dict[str, Any]) -> str:
         f"{largest['latency']['keyword']['p50_ms']:.2f} ms = {ratio:.2f}x | "
         f"{'met' if ratio <= _TARGET_RATIO else '**missed**'} |"
     )
-    slowest = min(sizes, key=lambda s: s["ingest"]["events_per_s"])
+    # A rate is judged on runs long enough for the command's start-up (imports, the
+    # model, the node's checks: about a second) to be under a tenth of them; a shorter
+    # run measures the start-up. Every run's end-to-end rate is in the table below.
+    sustained = [s for s in sizes if _startup_share(s["ingest"]) < 0.1] or sizes
+    slowest = min(sustained, key=lambda s: s["ingest"]["events_per_s"])
     rate = slowest["ingest"]["events_per_s"]
+    shorter = [s for s in sizes if s not in sustained]
+    aside = "".join(
+        f"; {report.size_label(s['heavy_events'])}: {s['ingest']['events_per_s']:,.0f} end to "
+        f"end, {_startup_share(s['ingest']):.0%} of it start-up"
+        for s in shorter
+    )
     lines.append(
         f"| ingest with the default embedder at least {_TARGET_INGEST:,} events/s | "
-        f"{rate:,.0f} events/s (slowest size) | "
+        f"{rate:,.0f} events/s (slowest run with start-up under a tenth of it{aside}) | "
         f"{'met' if rate >= _TARGET_INGEST else '**missed**'} |"
     )
     if largest["heavy_events"] < 1_000_000:
@@ -184,6 +194,11 @@ def _startup_cells(ingest: dict[str, Any]) -> str:
         return " | "
     rest = ingest["events"] / (ingest["seconds"] - startup)
     return f"{startup:.1f} s | {rest:,.0f} events/s"
+
+
+def _startup_share(ingest: dict[str, Any]) -> float:
+    startup = ingest.get("startup_s")
+    return 0.0 if startup is None else startup / ingest["seconds"]
 
 
 def replace_section(document: str, text: str) -> str:

@@ -7,6 +7,8 @@ import sys
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.serve import limit_options
+from session_recall.client import failover_only
 from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,
@@ -51,6 +53,7 @@ def tools(style: str, names: tuple[str, ...]) -> None:
     "--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
     help="With --contact: how recent a conversation's last message must be.",
 )  # fmt: skip
+@limit_options("read_deadline")
 @pass_app
 def mcp(
     app: AppContext,
@@ -59,6 +62,7 @@ def mcp(
     inbox: str | None,
     current_session: str | None,
     lookback_days: int | None,
+    read_deadline: float,
 ) -> None:
     """Serve the recall tools (cross_session_search and memory_search) over stdio to an
     MCP client, bound to one user.
@@ -78,7 +82,11 @@ def mcp(
 
     # stdout carries the protocol: anything else a library logs goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    searchers = searchers_for(app.client, app.settings)
+    # A tool call answers within the deadline, as over HTTP: each request is cut there
+    # (a hung node gives the "unavailable" line, not a minute of silence), and
+    # Elasticsearch stops a heavy search there too.
+    client = app.client.options(request_timeout=read_deadline, **failover_only(app.settings))
+    searchers = searchers_for(client, app.settings, search_timeout=read_deadline)
     bound: list[BoundTool] = [
         cross_session_tool(searchers.cross_session(user_id=user)),
         memory_tool(searchers.memory(user_id=user)),

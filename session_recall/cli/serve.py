@@ -14,22 +14,29 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def limit_options(func: F) -> F:
-    """A flag per field of `ServeLimits` (`--write-deadline`), each with its variable
-    (`SESSION_RECALL_WRITE_DEADLINE`), default and help from the model."""
-    for name, field in reversed(ServeLimits.model_fields.items()):
-        kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
-        func = click.option(
-            f"--{name.replace('_', '-')}",
-            name,
-            type=kind,
-            default=field.default,
-            show_default=True,
-            envvar=envvar(name),
-            show_envvar=True,
-            help=field.description,
-        )(func)
-    return func
+def limit_options(*names: str) -> Callable[[F], F]:
+    """A flag per field of `ServeLimits` (`--write-deadline`), or per field in `names`,
+    each with its variable (`SESSION_RECALL_WRITE_DEADLINE`), default and help from
+    the model."""
+
+    def decorate(func: F) -> F:
+        for name, field in reversed(ServeLimits.model_fields.items()):
+            if names and name not in names:
+                continue
+            kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
+            func = click.option(
+                f"--{name.replace('_', '-')}",
+                name,
+                type=kind,
+                default=field.default,
+                show_default=True,
+                envvar=envvar(name),
+                show_envvar=True,
+                help=field.description,
+            )(func)
+        return func
+
+    return decorate
 
 
 @click.command()
@@ -68,7 +75,7 @@ def limit_options(func: F) -> F:
     type=click.Choice(["debug", "info", "warning", "error"]),
     help="The least severe log lines written to stderr (the server's and the app's).",
 )
-@limit_options
+@limit_options()
 @pass_app
 def serve(
     app: AppContext,

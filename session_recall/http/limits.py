@@ -25,7 +25,7 @@ class ServeLimits(BaseModel):
         default=5.0,
         gt=0,
         description="Seconds within which a recall answers (Elasticsearch stops the search "
-        "there too); past it, 503 with Retry-After.",
+        "there too); past it, 'unavailable, try again' (over HTTP, 503 with Retry-After).",
     )
     max_concurrent_reads: int = Field(
         default=4,

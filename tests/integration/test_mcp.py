@@ -24,7 +24,8 @@ def sample_alias(es_url: str, module_alias: str, tmp_path_factory) -> str:
     return module_alias
 
 
-def _server(es_url: str, alias: str, home: str, *args: str) -> StdioServerParameters:
+def mcp_server(es_url: str, alias: str, home: str, *args: str) -> StdioServerParameters:
+    """How to start `session-recall mcp` with `args` against `alias`."""
     executable = shutil.which("session-recall")
     assert executable, "the session-recall console script is not installed"
     return StdioServerParameters(
@@ -56,7 +57,7 @@ def _text(result) -> str:
 
 
 def test_the_mcp_client_sees_alices_results_and_never_bobs(es_url, sample_alias, tmp_path):
-    params = _server(es_url, sample_alias, str(tmp_path), "--user", "alice")
+    params = mcp_server(es_url, sample_alias, str(tmp_path), "--user", "alice")
     thought = {"innerThought": "checking decisions"}
     listed, (decided, bobs, smuggled, recalled) = anyio.run(
         _session_calls,
@@ -84,7 +85,7 @@ def test_the_mcp_client_sees_alices_results_and_never_bobs(es_url, sample_alias,
 
 
 def test_contact_and_inbox_add_the_cross_conversation_tool(es_url, sample_alias, tmp_path):
-    params = _server(
+    params = mcp_server(
         es_url, sample_alias, str(tmp_path),
         "--user", "acme", "--contact", "c-42", "--inbox", "web", "--current-session", "conv-102",
     )  # fmt: skip

@@ -1,6 +1,6 @@
 """A hung node (SIGSTOP) holds no caller past its deadline: events, recall, erasure
-and /readyz each get their 503 in bounded time, and the sidecar serves again as soon
-as the node does."""
+and /readyz each get their 503 in bounded time, an MCP tool call its error line
+(retry), and the sidecar serves again as soon as the node does."""
 
 import logging
 import os
@@ -9,8 +9,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
 from starlette.testclient import TestClient
 
 from session_recall.client import make_client
@@ -19,6 +22,7 @@ from session_recall.http import create_app
 from session_recall.http.limits import ServeLimits
 from session_recall.node import wait_until
 from session_recall.templates import install
+from tests.integration.test_mcp import mcp_server
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event
 
@@ -59,10 +63,28 @@ def test_a_frozen_node_gets_every_caller_a_503_within_its_deadline(
             ("readyz", lambda: web.get("/readyz"), READ_DEADLINE),
         ]
         answers: dict[str, tuple[httpx.Response, float, float]] = {}
-        os.killpg(info.pgid, signal.SIGSTOP)
+        # An agent's MCP session, opened while the node answers; its tool call is made
+        # while the node is frozen, like the HTTP calls.
+        server = mcp_server(info.url, ALIAS, str(tmp_path), "--user", "alice",
+                            "--read-deadline", str(READ_DEADLINE))  # fmt: skip
+        tool: dict[str, object] = {}
+
+        async def frozen_calls() -> None:
+            with open(os.devnull, "w") as errlog:
+                async with (
+                    stdio_client(server, errlog=errlog) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    os.killpg(info.pgid, signal.SIGSTOP)
+                    for name, call, deadline in calls:
+                        answers[name] = (*_timed(call), deadline)
+                    start = time.monotonic()
+                    tool["result"] = await session.call_tool("cross_session_search", search)
+                    tool["took"] = time.monotonic() - start
+
         try:
-            for name, call, deadline in calls:
-                answers[name] = (*_timed(call), deadline)
+            anyio.run(frozen_calls)
         finally:
             os.killpg(info.pgid, signal.SIGCONT)
 
@@ -76,6 +98,10 @@ def test_a_frozen_node_gets_every_caller_a_503_within_its_deadline(
             if name != "readyz":
                 assert int(response.headers["retry-after"]) > 0, name
                 assert response.json()["error"], (name, response.text)
+        result, took = tool["result"], float(tool["took"])  # type: ignore[arg-type]
+        assert result.is_error, result  # type: ignore[attr-defined]
+        assert "retry" in result.content[0].text.lower(), result  # type: ignore[attr-defined]
+        assert took <= READ_DEADLINE + SLACK_S, f"the MCP tool call took {took:.1f} s"
         # The node answers again: so does the sidecar, without a restart.
         assert wait_until(
             lambda: web.post("/v1/events", json=event(2)).status_code == 200, timeout=120
