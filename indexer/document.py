@@ -46,7 +46,7 @@ class Document:
     header: dict[str, Any]
     body: bytes
     size: int
-    header_json: bytes = b""
+    header_json: bytes
 
     @property
     def id(self) -> str:
@@ -76,7 +76,7 @@ class Document:
     @property
     def action(self) -> tuple[bytes, bytes]:
         """(header, body) for `bulk.send`, both serialized."""
-        return self.header_json or orjson.dumps(self.header), self.body
+        return self.header_json, self.body
 
 
 def to_document(event: Event, *, index: str) -> Document:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.cli.serve import limit_options
+from session_recall.cli.options import limit_options
 from session_recall.client import failover_only
 from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (

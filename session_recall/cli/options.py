@@ -10,7 +10,10 @@ from typing import Any, TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
+from session_recall.http.limits import ServeLimits, envvar
+
 M = TypeVar("M", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def library_option(
@@ -29,3 +32,28 @@ def build(model: type[M], flags: Mapping[str, tuple[str, Any]]) -> M:
         problem = err.errors(include_input=False, include_url=False)[0]
         flag = flags[str(problem["loc"][0])][0]
         raise click.BadParameter(str(problem["msg"]), param_hint=flag) from None
+
+
+def limit_options(*names: str) -> Callable[[F], F]:
+    """A flag per field of `ServeLimits` (`--write-deadline`), or per field in `names`,
+    each with its variable (`SESSION_RECALL_WRITE_DEADLINE`), default and help from
+    the model."""
+
+    def decorate(func: F) -> F:
+        for name, field in reversed(ServeLimits.model_fields.items()):
+            if names and name not in names:
+                continue
+            kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
+            func = click.option(
+                f"--{name.replace('_', '-')}",
+                name,
+                type=kind,
+                default=field.default,
+                show_default=True,
+                envvar=envvar(name),
+                show_envvar=True,
+                help=field.description,
+            )(func)
+        return func
+
+    return decorate

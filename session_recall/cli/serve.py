@@ -1,42 +1,15 @@
 """`session-recall serve`: the HTTP sidecar."""
 
 import ipaddress
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.http.limits import ServeLimits, envvar
+from session_recall.cli.options import limit_options
+from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def limit_options(*names: str) -> Callable[[F], F]:
-    """A flag per field of `ServeLimits` (`--write-deadline`), or per field in `names`,
-    each with its variable (`SESSION_RECALL_WRITE_DEADLINE`), default and help from
-    the model."""
-
-    def decorate(func: F) -> F:
-        for name, field in reversed(ServeLimits.model_fields.items()):
-            if names and name not in names:
-                continue
-            kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
-            func = click.option(
-                f"--{name.replace('_', '-')}",
-                name,
-                type=kind,
-                default=field.default,
-                show_default=True,
-                envvar=envvar(name),
-                show_envvar=True,
-                help=field.description,
-            )(func)
-        return func
-
-    return decorate
 
 
 @click.command()
