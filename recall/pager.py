@@ -15,9 +15,14 @@ when there is a next page.
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
-comes with the first page: an aggregation sent beside it in one `msearch`.
+comes with the first page: an aggregation sent beside it in one `msearch`, over the last
+day only (and anything stamped later), so Elasticsearch skips every older partition and
+the cost does not grow with the history. A match in that window is the latest match of
+all; only when there is none, and the page has a next one, does a second request look
+for the latest match over the whole history.
 """
 
+import dataclasses
 from typing import Any, Required, TypedDict, Unpack
 
 from elasticsearch import Elasticsearch
@@ -46,6 +51,10 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 1000
 # Elasticsearch's default `index.max_result_window`, which our index template keeps.
 DEFAULT_MAX_RESULT_WINDOW = 10_000
+# How far back the first page's look for the latest match reaches: the partition being
+# written, and the day's events in it. An active user's latest match is almost always
+# there; the whole history is searched only when it is not.
+RECENT_WINDOW_NS = 24 * 3600 * 10**9
 _SORT_ONLY = "hits.hits.sort"
 
 
@@ -121,6 +130,9 @@ class Pager:
         if state is None:
             response, latest = self._by_number(filters, criteria, scope.routing, page)
             as_of = latest_instant(latest)
+            if as_of is None and len(transport.hits(response)) > size:
+                whole = latest_body(search_query(filters, criteria))
+                as_of = latest_instant(self._search(whole, scope.routing))
         else:
             as_of = Instant(state.as_of)
             query = search_query(filters, criteria, as_of=as_of, resume_at=state.after)
@@ -162,7 +174,7 @@ class Pager:
             alias=self._alias,
             bodies=[
                 page_body(page_query, size=size + 1, offset=skip),
-                latest_body(search_query(filters, criteria)),
+                latest_body(search_query(filters, _recent(criteria))),
             ],
             routing=routing,
             timeout=self.search_timeout,
@@ -178,6 +190,13 @@ class Pager:
             filter_path=filter_path,
             timeout=self.search_timeout,
         )
+
+
+def _recent(criteria: Criteria) -> Criteria:
+    """The same query over the last day and after (`since`, when later, is kept)."""
+    start = Instant(Instant.now().nanos - RECENT_WINDOW_NS)
+    since = criteria.since
+    return dataclasses.replace(criteria, since=start if since is None else max(since, start))
 
 
 def _item(hit: Body) -> RecallItem:

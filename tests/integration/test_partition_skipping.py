@@ -58,3 +58,67 @@ def test_a_late_cursor_page_skips_the_earlier_monthly_partitions(es: Elasticsear
     last = seam.shards[-1]  # the last page: its range starts in the 22nd month
     assert last["total"] >= 24 and last["failed"] == 0
     assert last["skipped"] >= 20, last
+
+
+def test_the_first_page_looks_for_the_latest_match_in_the_newest_partition_only(
+    es: Elasticsearch, alias: str
+):
+    # An active user: 24 months of history, and what they said a minute ago. The first
+    # page's latest-match search (it freezes the cursor chain) reaches back one day, so
+    # the older partitions are skipped; the chain still ends with the newest event.
+    now = Instant.now()
+    history = [
+        event(f"{month}-{n}", user_id="active", session_id="s", text="we decided",
+              timestamp=Instant.parse(f"{month}-{10 + n:02d}T12:00:00Z"))
+        for month in MONTHS
+        for n in range(PER_MONTH)
+    ]  # fmt: skip
+    latest = event("just-now", user_id="active", session_id="s", text="we decided",
+                   timestamp=Instant(now.nanos - 60 * 10**9))  # fmt: skip
+    write_events(es, alias, [*history, latest])
+    seam = KeepsResponses(es)
+    searcher = CrossSessionSearcher(
+        seam,  # type: ignore[arg-type]  # the seam answers the two calls recall makes
+        alias=alias,
+        user_id="active",
+        cursor_key=KEY,
+        page_size=10,
+    )
+
+    first = searcher.search("we decided")
+    page, latest_search = seam.shards  # one msearch: the page, and the latest match
+    assert page["skipped"] == 0 and page["failed"] == 0
+    assert latest_search["total"] >= 25 and latest_search["skipped"] >= 23, latest_search
+    assert first.next_cursor is not None
+    assert served(searcher, "we decided") == [e["event_id"] for e in [*history, latest]]
+
+
+def test_without_a_recent_match_the_chain_is_still_frozen_at_the_latest_match(
+    es: Elasticsearch, alias: str
+):
+    # No match in the last day: the latest match is looked for over the whole history
+    # (a second request), and an event that arrives during the chain, stamped after it
+    # but long before today, stays out of the chain.
+    history = [
+        event(f"old-{n:02d}", user_id="quiet", session_id="s", text="we decided",
+              timestamp=Instant.parse(f"2025-03-{1 + n:02d}T12:00:00Z"))
+        for n in range(15)
+    ]  # fmt: skip
+    write_events(es, alias, history)
+    seam = KeepsResponses(es)
+    searcher = CrossSessionSearcher(
+        seam,  # type: ignore[arg-type]  # the seam answers the two calls recall makes
+        alias=alias,
+        user_id="quiet",
+        cursor_key=KEY,
+        page_size=10,
+    )
+    first = searcher.search("we decided")
+    assert len(seam.shards) == 3  # the msearch's two answers, then the whole-history look
+    late = event("late", user_id="quiet", session_id="s", text="we decided",
+                 timestamp=Instant.parse("2025-04-01T12:00:00Z"))  # fmt: skip
+    write_events(es, alias, [late])
+    assert first.next_cursor is not None
+    rest = searcher.search("we decided", cursor=first.next_cursor)
+    assert [i.event_id for i in [*first.items, *rest.items]] == [e["event_id"] for e in history]
+    assert rest.next_cursor is None
