@@ -113,6 +113,9 @@ class _Shards:
         self.last = [answer.get("_shards", {}) for answer in response.body["responses"]]
         return response
 
+    def field_caps(self, **kwargs: Any) -> Any:
+        return self._client.field_caps(**kwargs)
+
 
 def _searcher(client: Any, alias: str) -> CrossSessionSearcher:
     return CrossSessionSearcher(
@@ -142,18 +145,19 @@ def recall(client: Elasticsearch, alias: str, reps: int, warmup: int) -> dict[st
     }
 
 
-def run_size(run: "Run", heavy: int) -> dict[str, Any]:
+def run_size(run: "Run", heavy: int, earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """Load one size and measure it. With --keep, the alias is kept, and one kept by an
+    earlier --keep run with the same count is measured again without loading it
+    (its ingest figure is that run's, from `earlier`)."""
     config = run.config
     label = report.size_label(heavy)
-    path = config.work_dir / f"scale-{label}.ndjson"
-    total = write(path, heavy)
-    alias = run.alias(f"scale-{label.lower()}")
-    home = config.work_dir / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    run.log(f"session-recall ingest {path.name} ({total:,} events) -> {alias}")
-    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home)
-    run.settle(alias, total)
-    path.unlink()
+    total = heavy + round(heavy * LIGHT_SHARE)
+    kept = f"bench-scale-{label.lower()}"
+    if config.keep and _count(run.client, kept) == total and earlier:
+        alias, events_per_s = kept, earlier["ingest_events_per_s"]
+        run.log(f"{alias}: {total:,} events kept from an earlier run; measuring again")
+    else:
+        alias, events_per_s = _load(run, heavy, label, kept)
     partitions = len(run.client.indices.get_alias(name=alias).body)
     result = recall(run.client, alias, config.reps, config.warmup)
     run.log(
@@ -161,14 +165,41 @@ def run_size(run: "Run", heavy: int) -> dict[str, Any]:
         f"at {result['cursor_depth']:,} p50 {result['cursor']['p50_ms']:.2f} ms, skipped "
         f"{result['cursor_shards'].get('skipped')} of {result['cursor_shards'].get('total')}"
     )
-    run.drop(alias)
+    if not config.keep:
+        run.drop(alias)
     return {
         "heavy_events": heavy,
         "events": total,
         "partitions": partitions,
-        "ingest_events_per_s": ingest.events_per_s,
+        "ingest_events_per_s": events_per_s,
         **result,
     }
+
+
+def _count(client: Elasticsearch, alias: str) -> int | None:
+    if not client.indices.exists_alias(name=alias):
+        return None
+    client.indices.refresh(index=alias)
+    return int(client.count(index=alias)["count"])
+
+
+def _load(run: "Run", heavy: int, label: str, kept: str) -> tuple[str, float]:
+    config = run.config
+    path = config.work_dir / f"scale-{label}.ndjson"
+    total = write(path, heavy)
+    if config.keep:
+        uninstall(run.client, kept)  # a partial load of an earlier run, if any
+        install(run.client, kept)
+        alias = kept
+    else:
+        alias = run.alias(f"scale-{label.lower()}")
+    home = config.work_dir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    run.log(f"session-recall ingest {path.name} ({total:,} events) -> {alias}")
+    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home)
+    run.settle(alias, total)
+    path.unlink()
+    return alias, ingest.events_per_s
 
 
 def compare_cluster(run: "Run", heavy: int, home: Path) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
+from session_recall.core.partitions import Granularity, parse_partition, partition_of
 from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
@@ -37,7 +38,6 @@ from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
-from session_recall.indexer.partitions import Granularity, parse_partition, partition_of
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of

@@ -2,6 +2,8 @@
 
 Two ways in, both pushed down to Elasticsearch:
 
+- the first page: searched in growing windows of time from the oldest partition on
+  (see `partition_map`), so it does not visit every partition of a long history.
 - `page` numbers: `from`/`size` while the page fits in `index.max_result_window`;
   past it, hop through the sort order a window at a time, asking each hop for one hit
   (the position at its end) and no source. Page 1,100 of 10 costs two requests, never
@@ -32,6 +34,7 @@ from session_recall.recall import transport
 from session_recall.recall.cursor import CursorCodec, CursorState
 from session_recall.recall.errors import ConflictingPagination, InvalidScope
 from session_recall.recall.page import RecallItem, RecallPage
+from session_recall.recall.partition_map import PartitionMap
 from session_recall.recall.query import (
     Body,
     Criteria,
@@ -69,6 +72,9 @@ class PagerOptions(TypedDict, total=False):
     max_result_window: int | None
     # Seconds Elasticsearch may spend on each search (its `timeout`); unset or None: no limit.
     search_timeout: float | None
+    # The alias's partitions, shared by the searchers of one adapter; unset or None: the
+    # pager reads its own.
+    partitions: PartitionMap | None
 
 
 def checked_page_size(page_size: int | None) -> int:
@@ -98,6 +104,7 @@ class Pager:
         self._window = max_result_window
         self._codec = CursorCodec(cursor_key)
         self.search_timeout = options.get("search_timeout")
+        self._partitions = options.get("partitions") or PartitionMap(client, alias)
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -168,14 +175,44 @@ class Pager:
             if not hits:  # fewer matches than the page number needs
                 return {}, {}
             after, skip = SortPosition.of(hits[0]), skip - hop
+        if skip == 0 and after is None:
+            return self._first_page(filters, criteria, routing)
         page_query = search_query(filters, criteria, after=after)
+        return self._with_latest(
+            page_body(page_query, size=size + 1, offset=skip), filters, criteria, routing
+        )
+
+    def _first_page(
+        self, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> tuple[Body, Body]:
+        """Page 0, window by window (see `partition_map`): each window starts where the
+        previous one ended, so their hits, put end to end, are in order."""
+        wanted = self.page_size + 1
+        found: list[Body] = []
+        latest: Body | None = None
+        start = criteria.since
+        for end in [*self._partitions.window_ends(criteria.since), None]:
+            windowed = dataclasses.replace(criteria, since=start)
+            query = search_query(filters, windowed, before=end)
+            body = page_body(query, size=wanted - len(found))
+            if latest is None:
+                response, latest = self._with_latest(body, filters, criteria, routing)
+            else:
+                response = self._search(body, routing)
+            found += transport.hits(response)
+            if len(found) >= wanted:
+                break
+            start = end
+        return {"hits": {"hits": found}}, latest or {}
+
+    def _with_latest(
+        self, body: Body, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> tuple[Body, Body]:
+        """The page's response, and the latest recent match's (one trip)."""
         response, latest = transport.msearch(
             self._client,
             alias=self._alias,
-            bodies=[
-                page_body(page_query, size=size + 1, offset=skip),
-                latest_body(search_query(filters, _recent(criteria))),
-            ],
+            bodies=[body, latest_body(search_query(filters, _recent(criteria)))],
             routing=routing,
             timeout=self.search_timeout,
         )

@@ -89,6 +89,20 @@ def msearch(
     return answers
 
 
+def indices(client: Elasticsearch, *, alias: str) -> list[str]:
+    """The concrete indices behind `alias`, from `_field_caps` (a read action).
+
+    An `ApiError` (a key without the privilege, say) is the caller's to handle; a node
+    that does not answer is `ElasticsearchUnavailable`, as for a search.
+    """
+    try:
+        response = client.field_caps(index=alias, fields="timestamp")
+    except (ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
+    found: list[str] = response.body.get("indices", [])
+    return found
+
+
 def _with_timeout(body: dict[str, Any], seconds: float) -> dict[str, Any]:
     return {**body, "timeout": f"{max(1, round(seconds * 1000))}ms"}
 

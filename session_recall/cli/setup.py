@@ -3,7 +3,7 @@
 import click
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.indexer.partitions import GRANULARITIES
+from session_recall.core.partitions import GRANULARITIES
 from session_recall.templates import install
 
 
