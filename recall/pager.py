@@ -20,8 +20,8 @@ host would otherwise hide what the user just said from the last page of a search
 comes with the first page: an aggregation sent beside it in one `msearch`, over the last
 day only (and anything stamped later), so Elasticsearch skips every older partition and
 the cost does not grow with the history. A match in that window is the latest match of
-all; only when there is none, and the page has a next one, does a second request look
-for the latest match over the whole history.
+all; only when there is none, and the page has a next one, is it looked for further
+back, window by window from the newest partition (see `partition_map`).
 """
 
 import dataclasses
@@ -138,8 +138,7 @@ class Pager:
             response, latest = self._by_number(filters, criteria, scope.routing, page)
             as_of = latest_instant(latest)
             if as_of is None and len(transport.hits(response)) > size:
-                whole = latest_body(search_query(filters, criteria))
-                as_of = latest_instant(self._search(whole, scope.routing))
+                as_of = self._latest_further_back(filters, criteria, scope.routing)
         else:
             as_of = Instant(state.as_of)
             query = search_query(filters, criteria, as_of=as_of, resume_at=state.after)
@@ -204,6 +203,19 @@ class Pager:
                 break
             start = end
         return {"hits": {"hits": found}}, latest or {}
+
+    def _latest_further_back(
+        self, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> Instant | None:
+        """The latest match, from the newest partitions back: the first window holding
+        a match holds the latest (each window reaches to the end of time)."""
+        for start in [*self._partitions.window_starts(criteria.since), None]:
+            windowed = criteria if start is None else dataclasses.replace(criteria, since=start)
+            body = latest_body(search_query(filters, windowed))
+            found = latest_instant(self._search(body, routing))
+            if found is not None:
+                return found
+        return None
 
     def _with_latest(
         self, body: Body, filters: list[Body], criteria: Criteria, routing: str | None

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_recall.core.instant import Instant
-from session_recall.recall.partition_map import PartitionMap, window_ends
+from session_recall.recall.partition_map import PartitionMap, window_ends, window_starts
 
 instants = st.integers(min_value=0, max_value=2**62).map(Instant)
 
@@ -20,6 +20,14 @@ def test_windows_end_at_the_first_partition_then_at_doubling_counts(ends, since)
     after = sorted({e for e in ends if since is None or e > since})
     assert picked == [after[n - 1] for n in (1, 2, 4, 8, 16, 32, 64) if n <= len(after)]
     assert picked == sorted(set(picked))  # strictly increasing: no window is empty by design
+
+
+@given(starts=st.lists(instants, max_size=80), since=st.none() | instants)
+def test_latest_windows_start_at_the_newest_partition_then_at_doubling_counts(starts, since):
+    picked = window_starts(starts, since)
+    newest = sorted({s for s in starts if since is None or s > since}, reverse=True)
+    assert picked == [newest[n - 1] for n in (1, 2, 4, 8, 16, 32, 64) if n <= len(newest)]
+    assert picked == sorted(set(picked), reverse=True)
 
 
 class _Client:
@@ -56,6 +64,10 @@ def test_the_partition_ends_come_from_the_index_names_and_are_kept_for_a_while()
         Instant.parse("2026-04-01T00:00:00Z"),
     ]
     assert client.calls == 2
+    assert partitions.window_starts(None) == [
+        Instant.parse("2026-03-01T00:00:00Z"),
+        Instant.parse("2026-02-01T00:00:00Z"),
+    ]
 
 
 def test_a_key_that_may_not_list_the_indices_pages_without_windows():
