@@ -20,6 +20,7 @@ once it is empty. Running it again carries on where the last run stopped.
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import AliasMissing
-from session_recall.indexer.event import Event
+from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, Event
 from session_recall.indexer.layout import granularity, stored_indices
 from session_recall.indexer.partitions import Granularity, partition_of
 from session_recall.indexer.results import Status
@@ -80,19 +81,21 @@ class MoveSummary(BaseModel):
             self.reasons.append(reason)
 
     def line(self) -> str:
-        text = (
-            f"{self.index}: {self.events} event(s); {self.copied} copied, "
-            f"{self.present} already in their partition"
+        optional = {
+            f"{self.erased} of erased scopes dropped": self.erased,
+            f"{self.failed} not moved ({'; '.join(self.reasons)})": self.failed,
+        }
+        counts = ", ".join(
+            [f"{self.copied} copied", f"{self.present} already in their partition"]
+            + [text for text, count in optional.items() if count]
         )
-        if self.erased:
-            text += f", {self.erased} of erased scopes dropped"
-        if self.failed:
-            text += f", {self.failed} not moved ({'; '.join(self.reasons)})"
         if self.deleted:
-            return text + "; deleted."
-        if self.failed:
-            return text + f"; kept with {self.left} event(s), still read through the alias."
-        return text + f"; kept with {self.left} event(s): run the move again."
+            outcome = "deleted."
+        elif self.failed:
+            outcome = f"kept with {self.left} event(s), still read through the alias."
+        else:
+            outcome = f"kept with {self.left} event(s): run the move again."
+        return f"{self.index}: {self.events} event(s); {counts}; {outcome}"
 
 
 def plan(client: Elasticsearch, alias: str) -> list[MovePlan]:
@@ -224,7 +227,8 @@ def _submission(hit: dict[str, Any], summary: MoveSummary) -> Submission | None:
     source = dict(hit["_source"])
     kept = {key: source.pop(key) for key in _KEPT if key in source}
     try:
-        event = Event.model_validate(source)
+        # Stored already: the text limit of today's ingestion does not apply.
+        event = Event.model_validate(source, context={CONTEXT_MAX_TEXT_BYTES: sys.maxsize})
     except ValidationError as err:
         summary.fail(f"{hit['_id']} is not an event any more: {err.errors()[0]['msg']}")
         return None

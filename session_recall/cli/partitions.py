@@ -8,6 +8,7 @@ from datetime import date
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
 from session_recall.indexer.layout import stored_indices as list_stored
@@ -69,10 +70,7 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
 
 @click.command()
 @click.option("--yes", is_flag=True, help="Move them; without it, only say what would move.")
-@click.option(
-    "--page-size", type=click.IntRange(1, 10_000), default=DEFAULT_PAGE, show_default=True,
-    help="Events read and written per request.",
-)  # fmt: skip
+@page_size_option(DEFAULT_PAGE, "Events read and written per request.")
 @pass_app
 def migrate(app: AppContext, yes: bool, page_size: int) -> None:
     """Move the events of an index of the single-index layout (ALIAS-000001, made by
