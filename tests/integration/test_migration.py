@@ -298,3 +298,27 @@ def test_events_move_into_the_partitions_of_the_alias_period(
     assert (summary.copied, summary.deleted) == (COUNT, True)
     assert {s.index: s.docs for s in stored_indices(es, alias) if s.docs} == expected
     assert _outside_their_partition(es, alias) == 0
+
+
+def test_an_event_written_to_the_old_index_during_the_move_keeps_it_until_the_next_run(
+    es: Elasticsearch, legacy_alias: str
+):
+    alias, legacy = legacy_alias, f"{legacy_alias}-000001"
+    install(es, alias)
+    late = Event(**{**EVENTS[0], "event_id": "late", "text": "late weather"})
+    # What a process of the earlier release still running does: write to the old index.
+    doc = to_document(late, index=legacy)
+    wrote: list[int] = []
+
+    def an_old_writer_meanwhile(summary: MoveSummary) -> None:
+        if not wrote:
+            wrote.append(summary.done)
+            es.create(index=legacy, id=doc.id, routing=doc.routing, document=orjson.loads(doc.body))
+
+    (first,) = move(es, alias, page_size=100, on_progress=an_old_writer_meanwhile)
+    assert (first.deleted, first.left, first.copied) == (False, 1, COUNT)
+    assert first.line().endswith("kept with 1 event(s): run the move again.")
+
+    (second,) = move(es, alias)
+    assert (second.deleted, second.copied) == (True, 1)
+    assert _stored_ids(es, alias) == sorted([*ALL_IDS, ("alice", "late")])
