@@ -34,7 +34,7 @@ from session_recall.indexer.migration import MoveSummary, move, plan
 from session_recall.indexer.partitions import Granularity, partition_of
 from session_recall.indexer.tombstones import record
 from session_recall.indexer.vectors import with_vectors
-from session_recall.mappings import index_templates
+from session_recall.mappings import mapping_update
 from session_recall.recall import CrossSessionSearcher
 from session_recall.templates import install, uninstall
 from tests.support.elasticsearch import REPO
@@ -77,10 +77,10 @@ def legacy_alias(es: Elasticsearch) -> Iterator[str]:
     `ALIAS-*`, no partition period), `ALIAS-000001` as the write index, and the
     events stored there by id, routed by user, with their vectors."""
     alias = f"t-migrate-{uuid.uuid4().hex[:8]}"
-    old = index_templates(alias, patterns=[f"{alias}-*"], settings={}, meta={})
-    for name, body in old.components.items():
-        es.cluster.put_component_template(name=name, **body)
-    es.indices.put_index_template(name=old.index_template_name, **old.index_template)
+    mappings = {"dynamic": "strict", "_routing": {"required": True}, **mapping_update()}
+    es.indices.put_index_template(
+        name=alias, index_patterns=[f"{alias}-*"], priority=200, template={"mappings": mappings}
+    )
     legacy = f"{alias}-000001"
     es.indices.create(index=legacy, aliases={alias: {"is_write_index": True}})
     try:
