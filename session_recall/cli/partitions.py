@@ -103,6 +103,8 @@ def migrate(app: AppContext, yes: bool, page_size: int) -> None:
         )
         return
     summaries = move(client, alias, page_size=page_size, on_progress=_report)
+    if sys.stderr.isatty():
+        click.echo(err=True)  # end the progress line
     for summary in summaries:
         click.echo(summary.line())
     if not all(summary.deleted for summary in summaries):
