@@ -60,10 +60,15 @@ class WriterOptions(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """An event to store, with the caller's bookmark (`token`) passed back untouched."""
+    """An event to store, with the caller's bookmark (`token`) passed back untouched.
+
+    `kept` are fields stored with the event as they are: the vectors a stored copy
+    already has, when it is moved (`migration`). Only for a writer without an embedder,
+    which would add vector fields of its own."""
 
     event: Event
     token: Any = None
+    kept: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +235,8 @@ class Writer:
         item = _Pending(submission, None, scope_ids_of(event))
         try:
             document = to_document(event, index=self._partition(event))
+            if submission.kept:
+                document = document.extended(submission.kept)
         except TypeError as err:
             item.result = _rejected(event, f"metadata cannot be stored as JSON: {err}")
             return item

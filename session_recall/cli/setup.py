@@ -60,5 +60,5 @@ def setup(
     if result.legacy:
         click.echo(
             f"Also read through the alias: {', '.join(result.legacy)} (single-index layout); "
-            "see the README's 'Moving to partitions'."
+            "`session-recall migrate` moves its events into partitions."
         )
