@@ -29,13 +29,13 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 from pydantic import BaseModel, ValidationError
 
 from session_recall.core.instant import Instant
+from session_recall.core.partitions import Granularity, partition_of
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, Event
 from session_recall.indexer.layout import granularity, stored_indices
-from session_recall.indexer.partitions import Granularity, partition_of
 from session_recall.indexer.results import Status
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.writer import Submission, Writer, WriterOptions, Written

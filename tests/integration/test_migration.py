@@ -18,6 +18,7 @@ from elasticsearch import Elasticsearch, helpers
 
 from session_recall.cli import main
 from session_recall.core.instant import Instant
+from session_recall.core.partitions import Granularity, partition_of
 from session_recall.embeddings import StaticEmbedder, vector_field
 from session_recall.indexer import (
     Event,
@@ -31,7 +32,6 @@ from session_recall.indexer import (
 )
 from session_recall.indexer.layout import stored_indices
 from session_recall.indexer.migration import MoveSummary, move, plan
-from session_recall.indexer.partitions import Granularity, partition_of
 from session_recall.indexer.tombstones import record
 from session_recall.indexer.vectors import with_vectors
 from session_recall.mappings import mapping_update
