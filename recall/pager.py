@@ -2,8 +2,9 @@
 
 Two ways in, both pushed down to Elasticsearch:
 
-- the first page: searched in growing windows of time from the oldest partition on
-  (see `partition_map`), so it does not visit every partition of a long history.
+- the first page and every cursor page: searched in growing windows of time from
+  where the page starts (see `partition_map`), so a page does not visit every
+  partition after its start in a long history, only those its hits are in.
 - `page` numbers: `from`/`size` while the page fits in `index.max_result_window`;
   past it, hop through the sort order a window at a time, asking each hop for one hit
   (the position at its end) and no source. Page 1,100 of 10 costs two requests, never
@@ -141,9 +142,9 @@ class Pager:
                 as_of = self._latest_further_back(filters, criteria, scope.routing)
         else:
             as_of = Instant(state.as_of)
-            query = search_query(filters, criteria, as_of=as_of, resume_at=state.after)
-            body = page_body(query, size=size + 1, search_after=state.after)
-            response = self._search(body, scope.routing)
+            response, _ = self._windowed(
+                filters, criteria, scope.routing, as_of=as_of, after=state.after
+            )
         hits = transport.hits(response)
         items = [_item(hit) for hit in hits[:size]]
         if len(hits) <= size or as_of is None:
@@ -175,34 +176,49 @@ class Pager:
                 return {}, {}
             after, skip = SortPosition.of(hits[0]), skip - hop
         if skip == 0 and after is None:
-            return self._first_page(filters, criteria, routing)
+            return self._windowed(filters, criteria, routing)
         page_query = search_query(filters, criteria, after=after)
         return self._with_latest(
             page_body(page_query, size=size + 1, offset=skip), filters, criteria, routing
         )
 
-    def _first_page(
-        self, filters: list[Body], criteria: Criteria, routing: str | None
+    def _windowed(
+        self,
+        filters: list[Body],
+        criteria: Criteria,
+        routing: str | None,
+        *,
+        as_of: Instant | None = None,
+        after: SortPosition | None = None,
     ) -> tuple[Body, Body]:
-        """Page 0, window by window (see `partition_map`): each window starts where the
-        previous one ended, so their hits, put end to end, are in order."""
+        """A page from its start (`since`, the cursor's position, or the oldest match)
+        on, window by window (see `partition_map`): each window starts where the last
+        one ended, so their hits, put end to end, are in order. A first page (no
+        cursor) comes with the latest recent match, in the first window's trip."""
         wanted = self.page_size + 1
         found: list[Body] = []
-        latest: Body | None = None
-        start = criteria.since
-        for end in [*self._partitions.window_ends(criteria.since), None]:
+        latest: Body = {}
+        with_latest = after is None
+        resumed = None if after is None else Instant(after.timestamp)
+        starts = [i for i in (criteria.since, resumed) if i is not None]
+        start = max(starts) if starts else None
+        ends = self._partitions.window_ends(start)
+        if as_of is not None:  # past `as_of` there is nothing to read
+            ends = [end for end in ends if end <= as_of]
+        for end in [*ends, None]:
             windowed = dataclasses.replace(criteria, since=start)
-            query = search_query(filters, windowed, before=end)
-            body = page_body(query, size=wanted - len(found))
-            if latest is None:
+            query = search_query(filters, windowed, as_of=as_of, resume_at=after, before=end)
+            body = page_body(query, size=wanted - len(found), search_after=after)
+            if with_latest:  # a first page's first trip
                 response, latest = self._with_latest(body, filters, criteria, routing)
+                with_latest = False
             else:
                 response = self._search(body, routing)
             found += transport.hits(response)
             if len(found) >= wanted:
                 break
             start = end
-        return {"hits": {"hits": found}}, latest or {}
+        return {"hits": {"hits": found}}, latest
 
     def _latest_further_back(
         self, filters: list[Body], criteria: Criteria, routing: str | None

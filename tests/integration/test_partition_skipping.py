@@ -122,9 +122,9 @@ def test_without_a_recent_match_the_chain_is_still_frozen_at_the_latest_match(
     assert rest.next_cursor is None
 
 
-def test_a_first_page_searches_the_oldest_partitions_only(es: Elasticsearch, alias: str):
+def test_a_page_searches_only_the_partitions_its_hits_are_in(es: Elasticsearch, alias: str):
     # 20 events a month over 24 months: the first page of 10 lies in the first month,
-    # and its search skips every other partition.
+    # and its search skips every other partition; so does every cursor page's.
     history = monthly("long", 20, first_day=1)
     write_events(es, alias, history)
     seam, searcher = watched(es, alias, "long")
@@ -133,6 +133,10 @@ def test_a_first_page_searches_the_oldest_partitions_only(es: Elasticsearch, ali
     page = seam.shards[0]
     assert page["total"] >= 24 and page["failed"] == 0
     assert page["skipped"] >= 23, page
+    # Every cursor page after it reads from its position to the month after at most:
+    # a page of 10 never spans more than two months of 20.
+    assert served(searcher, "we decided") == [e["event_id"] for e in history]
+    assert all(search["skipped"] >= search["total"] - 2 for search in seam.shards), seam.shards
 
 
 def test_the_latest_match_of_a_quiet_user_is_found_in_the_newest_partitions(
