@@ -159,7 +159,7 @@ def run_size(run: "Run", heavy: int, earlier: dict[str, Any] | None) -> dict[str
     loaded_by = None
     if config.keep and _count(run.client, kept) == total and earlier:
         alias, events_per_s = kept, earlier["ingest_events_per_s"]
-        loaded_by = str(earlier.get("loaded_by", "before this run"))
+        loaded_by = str(earlier.get("loaded_by", "an earlier run"))
         run.log(f"{alias}: {total:,} events kept from an earlier run; measuring again")
     else:
         alias, events_per_s = _load(run, heavy, label, kept)
@@ -275,10 +275,11 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
     if reused:
         lines += [
             "",
-            "Histories loaded by an earlier `--keep` run ("
-            + ", ".join(f"{s['heavy_events']:,}: {s['loaded_by']}" for s in reused)
-            + "), measured again here; their ingest figures are that run's, on a machine "
-            "shared with other work.",
+            "The histories of "
+            + ", ".join(f"{s['heavy_events']:,}" for s in reused)
+            + " heavy events were loaded by an earlier `--keep` run and measured again "
+            "here; their ingest figures are that run's, on a machine shared with other "
+            "work.",
         ]
     if sizes:
         small, large = sizes[0], sizes[-1]
