@@ -37,7 +37,7 @@ from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
-from session_recall.indexer.partitions import Granularity, parse_partition, partition_of
+from session_recall.indexer.partitions import Granularity, parse_partition, partition_index
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
@@ -180,7 +180,7 @@ class Writer:
 
     def _partition(self, event: Event) -> str:
         assert self._granularity is not None  # _check_layout ran
-        return partition_of(self._alias, event.timestamp, self._granularity).index
+        return partition_index(self._alias, event.timestamp, self._granularity)
 
     def _ensure_partitions(self, indices: set[str]) -> None:
         for index in sorted(indices - self._partitions_made):
