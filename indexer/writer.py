@@ -58,7 +58,9 @@ class WriterOptions(BaseModel):
     retry: RetryPolicy = RetryPolicy()
 
 
-@dataclass(frozen=True, slots=True)
+# Submissions and results are made once per event: not frozen, which would triple the
+# cost of building them (see `lines.Line`).
+@dataclass(slots=True)
 class Submission:
     """An event to store, with the caller's bookmark (`token`) passed back untouched."""
 
@@ -66,7 +68,7 @@ class Submission:
     token: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Written:
     submission: Submission
     result: EventResult
@@ -257,7 +259,7 @@ class Writer:
             return
         to_send = self._with_vectors(to_send)
         creates = [doc.action for _, doc in to_send]
-        self._ensure_partitions({doc.header["create"]["_index"] for _, doc in to_send})
+        self._ensure_partitions({doc.index for _, doc in to_send})
         responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
@@ -320,7 +322,7 @@ class Writer:
         docs = [
             {"_index": index, "_id": doc.id, "routing": doc.routing}
             for doc in refused
-            for index in [doc.header["create"]["_index"], *legacy]
+            for index in [doc.index, *legacy]
             if index in indices
         ]
         found = call_with_retries(
