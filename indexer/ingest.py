@@ -11,7 +11,7 @@ from pathlib import Path
 from elasticsearch import Elasticsearch
 
 from session_recall.embeddings import Embedder
-from session_recall.indexer import checkpoint
+from session_recall.indexer import checkpoint, collector
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
@@ -119,7 +119,7 @@ def ingest(
                 originals[ticket] = (parsed.original, line.number)
                 yield Submission(parsed.event, token=ticket)
 
-    with DeadLetter(dead_letter) as sink:
+    with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
         try:
             for written in writer.write(submissions()):
                 ticket = written.submission.token
