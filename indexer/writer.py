@@ -19,6 +19,7 @@ producer sends it, so any replay repairs what a failed run left.
 
 import functools
 import logging
+import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -80,6 +81,7 @@ class _Pending:
     document: Document | None
     scopes: tuple[str, ...]
     result: EventResult | None = None
+    size: int = 0  # the document's, 0 without one: what it adds to a chunk's bytes
 
 
 class Writer:
@@ -136,9 +138,8 @@ class Writer:
         self._deadline = deadline
         self._check_layout()
         self._check_index()
-        prepared = (
-            item if isinstance(item, Flush) else self._prepare(item) for item in submissions
-        )
+        prepare = self._prepare
+        prepared = (item if isinstance(item, Flush) else prepare(item) for item in submissions)
         in_flight: tuple[list[_Pending], Future[None]] | None = None
         # Vectors are added in the bulk thread; the chunk bounds count them already.
         extra = vectors.vector_bytes(self._embedder)
@@ -147,7 +148,7 @@ class Writer:
                 prepared,
                 max_count=self.options.chunk_events,
                 max_bytes=self.options.chunk_bytes,
-                size=lambda p: p.document.size + extra if p.document else 0,
+                size=(lambda p: p.size + extra if p.document else 0) if extra else _size,
             ):
                 if isinstance(chunk, Flush):
                     # Nothing more for now: answer without waiting for more input, even
@@ -240,6 +241,7 @@ class Writer:
             item.result = _rejected(event, f"event {reason}")
             return item
         item.document = document
+        item.size = document.size
         return item
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
@@ -402,6 +404,9 @@ class Writer:
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
         return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
+
+
+_size = operator.attrgetter("size")
 
 
 def _covered(pending: _Pending, erased: dict[str, int]) -> bool:
