@@ -140,4 +140,3 @@ def ingest(
             summary.without_vectors = writer.without_vectors
             save(force=True)
     return summary
-

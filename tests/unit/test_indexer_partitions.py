@@ -36,9 +36,10 @@ def test_the_partition_is_named_after_the_utc_period_of_the_timestamp(
 
 @given(stamp=STAMPS, granularity=st.sampled_from(GRANULARITIES))
 def test_the_cached_partition_index_is_the_partitions_name(stamp: Instant, granularity):
-    assert partition_index("events", stamp, granularity) == partition_of(
-        "events", stamp, granularity
-    ).index
+    assert (
+        partition_index("events", stamp, granularity)
+        == partition_of("events", stamp, granularity).index
+    )
 
 
 @given(stamp=STAMPS, granularity=st.sampled_from(GRANULARITIES))
