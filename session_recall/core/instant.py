@@ -157,12 +157,12 @@ class Instant:
         cls, _source: Any, _handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         def coerce(value: Any) -> "Instant":
+            if isinstance(value, str):  # first: every event read from JSON has one
+                return cls.parse(value)
             if isinstance(value, Instant):
                 return value
             if isinstance(value, datetime):
                 return cls.from_datetime(value)
-            if isinstance(value, str):
-                return cls.parse(value)
             raise InvalidInstant(f"expected an ISO-8601 instant like {EXPECTED_FORMAT}")
 
         return core_schema.no_info_plain_validator_function(
