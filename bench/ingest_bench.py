@@ -25,10 +25,10 @@ import httpx
 import orjson
 import psutil
 
+from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_of
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
-from session_recall.indexer.partitions import DEFAULT_GRANULARITY, partition_of
 from session_recall.indexer.writer import WriterOptions
 
 _SAMPLE_EVERY_S = 0.02

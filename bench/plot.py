@@ -64,7 +64,13 @@ def plot_scale(results: dict[str, Any], path: Path) -> None:
     sizes = sorted(results["sizes"], key=lambda s: s["heavy_events"])
     figure, axes = plt.subplots(figsize=(9, 4.5), dpi=110)
     xs = [s["heavy_events"] for s in sizes]
-    for key, label, marker in (("page0", "page 0", "o"), ("cursor", "cursor page", "*")):
+    for key, label, marker in (
+        ("page0", "page 0", "o"),
+        ("page0_fresh", "page 0, new queries", "s"),
+        ("cursor", "cursor page", "*"),
+    ):
+        if not all(key in s for s in sizes):
+            continue
         axes.plot(xs, [s[key]["p50_ms"] for s in sizes], marker=marker, label=f"{label} p50")
         axes.plot(
             xs, [s[key]["p95_ms"] for s in sizes], marker=marker, linestyle=":", linewidth=0.8,

@@ -29,7 +29,7 @@ from elasticsearch import Elasticsearch, helpers
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
-from session_recall.indexer.partitions import partition_of
+from session_recall.core.partitions import partition_of
 from session_recall.recall import (
     CrossConversationSearcher,
     CrossConversationSettings,

@@ -53,6 +53,8 @@ class Config:
     seed: int = generate.SEED
     light_share: float = generate.LIGHT_SHARE
     quick: bool = False
+    # --scale: keep each size's alias, and reuse a kept one whose count matches.
+    keep: bool = False
 
 
 def parse_size(text: str) -> int:
@@ -82,6 +84,7 @@ def config_from(args: argparse.Namespace) -> Config:
         plot=args.plot or (out / "latency.png" if out else REPO / "bench" / "latency.png"),
         work_dir=args.work_dir or (out / "work" if out else OUT / "work"),
         quick=quick,
+        keep=args.keep,
     )
 
 
@@ -305,7 +308,8 @@ class Run:
         earlier = json.loads(raw_json.read_text()) if raw_json.exists() else {}
         try:
             for heavy in config.sizes:
-                results["sizes"].append(scale.run_size(self, heavy))
+                loaded = {s["heavy_events"]: s for s in earlier.get("sizes", [])}.get(heavy)
+                results["sizes"].append(scale.run_size(self, heavy, loaded))
                 raw_json.write_text(json.dumps(results, indent=1, default=str))
         finally:
             for alias in list(self.aliases):
@@ -405,6 +409,12 @@ def main(argv: list[str] | None = None) -> int:
         "--cluster-size",
         help="--scale: the heavy user's events for the 3-node comparison (default 1M; 0: keep "
         "the last run's figures)",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="--scale: keep each size's history on the node, and on the next --keep run "
+        "measure it again without loading it (when its count matches)",
     )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))

@@ -11,8 +11,9 @@ partitions, plus light users (a tenth as many events again), loaded with `sessio
 ingest`. Then, for the heavy user: page 0 of cross_session_search (p50 of --reps
 calls), and the cursor page at depth 10,000 (reached by following cursors; then timed
 on its own), with `_shards.total` and `_shards.skipped` of each, read from the real
-responses. Targets: page-0 p50 at the largest size within 2x of the smallest's, and
-the deep cursor page within 1.5x of page 0.
+responses. Page 0 is also timed over --reps different queries (two words each), which
+no cache of Elasticsearch has seen: what an agent's new question costs. Targets: page-0
+p50 at the largest size within 2x of the smallest's, and the deep cursor page within 1.5x of page 0.
 
 Then a local 3-node cluster (`node start --nodes 3`, 1 replica) and a single node,
 both started here with the same heap, each loaded with the same file: ingest events/s
@@ -79,6 +80,13 @@ def events(heavy: int, *, seed: int = 11) -> Iterator[dict[str, Any]]:
         }
 
 
+def fresh_queries(count: int) -> list[str]:
+    """`count` different two-word queries over the history's vocabulary."""
+    pairs = [f"{a}, {b}" for i, a in enumerate(_WORDS) for b in _WORDS[i + 1 :]]
+    random.Random(7).shuffle(pairs)
+    return (pairs * (count // len(pairs) + 1))[:count]
+
+
 def write(path: Path, heavy: int) -> int:
     count = 0
     with path.open("wb") as sink:
@@ -105,6 +113,9 @@ class _Shards:
         self.last = [answer.get("_shards", {}) for answer in response.body["responses"]]
         return response
 
+    def field_caps(self, **kwargs: Any) -> Any:
+        return self._client.field_caps(**kwargs)
+
 
 def _searcher(client: Any, alias: str) -> CrossSessionSearcher:
     return CrossSessionSearcher(
@@ -117,6 +128,8 @@ def recall(client: Elasticsearch, alias: str, reps: int, warmup: int) -> dict[st
     searcher = _searcher(seam, alias)
     page0 = repeat(lambda: searcher.search(QUERY), reps=reps, warmup=warmup)
     page0_shards = seam.last[0]
+    queries = iter(fresh_queries(reps))
+    fresh = repeat(lambda: searcher.search(next(queries)), reps=reps)
     page, depth = searcher.search(QUERY), 0
     while page.next_cursor is not None and depth + PAGE < DEPTH:
         cursor = page.next_cursor
@@ -125,24 +138,26 @@ def recall(client: Elasticsearch, alias: str, reps: int, warmup: int) -> dict[st
     return {
         "page0": page0.summary(),
         "page0_shards": page0_shards,
+        "page0_fresh": fresh.summary(),
         "cursor_depth": depth,
         "cursor": deep.summary(),
         "cursor_shards": seam.last[0],
     }
 
 
-def run_size(run: "Run", heavy: int) -> dict[str, Any]:
+def run_size(run: "Run", heavy: int, earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """Load one size and measure it. With --keep, the alias is kept, and one kept by an
+    earlier --keep run with the same count is measured again without loading it
+    (its ingest figure is that run's, from `earlier`)."""
     config = run.config
     label = report.size_label(heavy)
-    path = config.work_dir / f"scale-{label}.ndjson"
-    total = write(path, heavy)
-    alias = run.alias(f"scale-{label.lower()}")
-    home = config.work_dir / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    run.log(f"session-recall ingest {path.name} ({total:,} events) -> {alias}")
-    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home)
-    run.settle(alias, total)
-    path.unlink()
+    total = heavy + round(heavy * LIGHT_SHARE)
+    kept = f"bench-scale-{label.lower()}"
+    if config.keep and _count(run.client, kept) == total and earlier:
+        alias, events_per_s = kept, earlier["ingest_events_per_s"]
+        run.log(f"{alias}: {total:,} events kept from an earlier run; measuring again")
+    else:
+        alias, events_per_s = _load(run, heavy, label, kept)
     partitions = len(run.client.indices.get_alias(name=alias).body)
     result = recall(run.client, alias, config.reps, config.warmup)
     run.log(
@@ -150,14 +165,41 @@ def run_size(run: "Run", heavy: int) -> dict[str, Any]:
         f"at {result['cursor_depth']:,} p50 {result['cursor']['p50_ms']:.2f} ms, skipped "
         f"{result['cursor_shards'].get('skipped')} of {result['cursor_shards'].get('total')}"
     )
-    run.drop(alias)
+    if not config.keep:
+        run.drop(alias)
     return {
         "heavy_events": heavy,
         "events": total,
         "partitions": partitions,
-        "ingest_events_per_s": ingest.events_per_s,
+        "ingest_events_per_s": events_per_s,
         **result,
     }
+
+
+def _count(client: Elasticsearch, alias: str) -> int | None:
+    if not client.indices.exists_alias(name=alias):
+        return None
+    client.indices.refresh(index=alias)
+    return int(client.count(index=alias)["count"])
+
+
+def _load(run: "Run", heavy: int, label: str, kept: str) -> tuple[str, float]:
+    config = run.config
+    path = config.work_dir / f"scale-{label}.ndjson"
+    total = write(path, heavy)
+    if config.keep:
+        uninstall(run.client, kept)  # a partial load of an earlier run, if any
+        install(run.client, kept)
+        alias = kept
+    else:
+        alias = run.alias(f"scale-{label.lower()}")
+    home = config.work_dir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    run.log(f"session-recall ingest {path.name} ({total:,} events) -> {alias}")
+    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home)
+    run.settle(alias, total)
+    path.unlink()
+    return alias, ingest.events_per_s
 
 
 def compare_cluster(run: "Run", heavy: int, home: Path) -> dict[str, Any]:
@@ -211,14 +253,14 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
     )
     lines.append("")
     lines.append(
-        "| heavy events | partitions | ingest events/s | page 0 p50 ms | shards (skipped) "
-        "| cursor depth | cursor p50 ms | shards (skipped) |"
+        "| heavy events | partitions | ingest events/s | page 0 p50 ms | new queries: "
+        "page 0 p50 ms | shards (skipped) | cursor depth | cursor p50 ms | shards (skipped) |"
     )
-    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         lines.append(
             f"| {s['heavy_events']:,} | {s['partitions']} | {s['ingest_events_per_s']:,.0f} "
-            f"| {s['page0']['p50_ms']:.2f} | {_shards(s['page0_shards'])} "
+            f"| {s['page0']['p50_ms']:.2f} | {_fresh(s)} | {_shards(s['page0_shards'])} "
             f"| {s['cursor_depth']:,} | {s['cursor']['p50_ms']:.2f} "
             f"| {_shards(s['cursor_shards'])} |"
         )
@@ -231,6 +273,8 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
             f"- page-0 p50 at {large['heavy_events']:,} / at {small['heavy_events']:,}: "
             f"{ratio:.2f}x (target at most {_TARGET_PAGE0:g}x at 10M / 10k): "
             f"{'met' if ratio <= _TARGET_PAGE0 else 'missed'}",
+            f"- new queries, page-0 p50 at {large['heavy_events']:,} / at "
+            f"{small['heavy_events']:,}: {_ratio(large, small, 'page0_fresh')}",
             f"- cursor page at depth {large['cursor_depth']:,} / page 0: {deep:.2f}x "
             f"(target at most {_TARGET_CURSOR:g}x): "
             f"{'met' if deep <= _TARGET_CURSOR else 'missed'}",
@@ -264,6 +308,17 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
     relative = os.path.relpath(plot, report_path.parent)
     lines += ["", f"![scale-out latency]({relative})", "", END, ""]
     return "\n".join(lines)
+
+
+def _ratio(large: dict[str, Any], small: dict[str, Any], key: str) -> str:
+    if key not in large or key not in small:
+        return "not measured"
+    return f"{large[key]['p50_ms'] / small[key]['p50_ms']:.2f}x"
+
+
+def _fresh(size: dict[str, Any]) -> str:
+    fresh = size.get("page0_fresh")
+    return "–" if fresh is None else f"{fresh['p50_ms']:.2f}"
 
 
 def _shards(found: dict[str, Any]) -> str:

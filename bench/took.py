@@ -38,6 +38,9 @@ class TookRecorder:
         self.last_requests.append(kwargs)
         return response
 
+    def field_caps(self, **kwargs: Any) -> Any:
+        return self._client.field_caps(**kwargs)
+
     def take(self) -> tuple[int, int]:
         took, requests = self._took_ms, self._requests
         self._took_ms = self._requests = 0

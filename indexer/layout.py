@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.instant import Instant
-from session_recall.indexer.partitions import (
+from session_recall.core.partitions import (
     GRANULARITIES,
     Granularity,
     Partition,

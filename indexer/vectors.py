@@ -15,6 +15,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, NotFoundError
 
+from session_recall.core.partitions import parse_partition
 from session_recall.embeddings import (
     MODELS_FIELD,
     VECTORS_FIELD,
@@ -24,7 +25,6 @@ from session_recall.embeddings import (
 )
 from session_recall.indexer.document import Document
 from session_recall.indexer.errors import EmbeddingModelChanged, VectorFieldsMissing
-from session_recall.indexer.partitions import parse_partition
 
 log = logging.getLogger(__name__)
 

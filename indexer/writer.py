@@ -29,6 +29,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
+from session_recall.core.partitions import Granularity, parse_partition, partition_index
 from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
@@ -38,7 +39,6 @@ from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
-from session_recall.indexer.partitions import Granularity, parse_partition, partition_index
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
@@ -63,10 +63,15 @@ class WriterOptions(BaseModel):
 # cost of building them (see `lines.Line`).
 @dataclass(slots=True)
 class Submission:
-    """An event to store, with the caller's bookmark (`token`) passed back untouched."""
+    """An event to store, with the caller's bookmark (`token`) passed back untouched.
+
+    `kept` are fields stored with the event as they are: the vectors a stored copy
+    already has, when it is moved (`migration`). Only for a writer without an embedder,
+    which would add vector fields of its own."""
 
     event: Event
     token: Any = None
+    kept: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -233,6 +238,8 @@ class Writer:
         item = _Pending(submission, None, scope_ids_of(event))
         try:
             document = to_document(event, index=self._partition(event))
+            if submission.kept:
+                document = document.extended(submission.kept)
         except TypeError as err:
             item.result = _rejected(event, f"metadata cannot be stored as JSON: {err}")
             return item

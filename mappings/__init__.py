@@ -11,6 +11,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from session_recall.core.order import EVENT_ORDER
+
 COMPONENTS = ("settings", "mappings")
 
 
@@ -36,19 +38,31 @@ def index_templates(
     """The templates of `alias`'s partitions: every index matching `patterns` is
     made with the mappings, `settings` on top of the component's, and joins the read
     alias `alias` (the template's `aliases`), however it is created: ahead of time by
-    `setup` or on first write. `meta` goes into the template's `_meta` (the layout)."""
+    `setup` or on first write. `meta` goes into the template's `_meta` (the layout).
+
+    Every partition is sorted on disk in the event order that recall pages in: a page
+    from the start of a partition, or from a cursor's position, then stops after its
+    hits instead of visiting every match, so its cost does not grow with the history.
+    """
     components = {f"{alias}-{part}": _load(f"component-{part}") for part in COMPONENTS}
     body = dict(_load("index-template"))
     body["index_patterns"] = patterns
     body["composed_of"] = list(components)
     body["_meta"] = {**body["_meta"], **meta}
-    body["template"] = {"settings": {"index": settings}, "aliases": {alias: {}}}
+    index_settings = {"sort": index_sort(), **settings}
+    body["template"] = {"settings": {"index": index_settings}, "aliases": {alias: {}}}
     return Templates(
         alias=alias,
         components=components,
         index_template_name=alias,
         index_template=body,
     )
+
+
+def index_sort() -> dict[str, list[str]]:
+    """`index.sort`: the fields and directions of the event order (core.order)."""
+    pairs = [next(iter(key.items())) for key in EVENT_ORDER]
+    return {"field": [field for field, _ in pairs], "order": [order for _, order in pairs]}
 
 
 def mapping_update() -> dict[str, Any]:
@@ -65,4 +79,4 @@ def mapping_update() -> dict[str, Any]:
     }
 
 
-__all__ = ["COMPONENTS", "Templates", "index_templates", "mapping_update"]
+__all__ = ["COMPONENTS", "Templates", "index_sort", "index_templates", "mapping_update"]

@@ -2,6 +2,9 @@
 
 Two ways in, both pushed down to Elasticsearch:
 
+- the first page and every cursor page: searched in growing windows of time from
+  where the page starts (see `partition_map`), so a page does not visit every
+  partition after its start in a long history, only those its hits are in.
 - `page` numbers: `from`/`size` while the page fits in `index.max_result_window`;
   past it, hop through the sort order a window at a time, asking each hop for one hit
   (the position at its end) and no source. Page 1,100 of 10 costs two requests, never
@@ -15,9 +18,14 @@ when there is a next page.
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
-comes with the first page: an aggregation sent beside it in one `msearch`.
+comes with the first page: an aggregation sent beside it in one `msearch`, over the last
+day only (and anything stamped later), so Elasticsearch skips every older partition and
+the cost does not grow with the history. A match in that window is the latest match of
+all; only when there is none, and the page has a next one, is it looked for further
+back, window by window from the newest partition (see `partition_map`).
 """
 
+import dataclasses
 from typing import Any, Required, TypedDict, Unpack
 
 from elasticsearch import Elasticsearch
@@ -27,6 +35,7 @@ from session_recall.recall import transport
 from session_recall.recall.cursor import CursorCodec, CursorState
 from session_recall.recall.errors import ConflictingPagination, InvalidScope
 from session_recall.recall.page import RecallItem, RecallPage
+from session_recall.recall.partition_map import PartitionMap
 from session_recall.recall.query import (
     Body,
     Criteria,
@@ -46,6 +55,10 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 1000
 # Elasticsearch's default `index.max_result_window`, which our index template keeps.
 DEFAULT_MAX_RESULT_WINDOW = 10_000
+# How far back the first page's look for the latest match reaches: the partition being
+# written, and the day's events in it. An active user's latest match is almost always
+# there; the whole history is searched only when it is not.
+RECENT_WINDOW_NS = 24 * 3600 * 10**9
 _SORT_ONLY = "hits.hits.sort"
 
 
@@ -60,6 +73,9 @@ class PagerOptions(TypedDict, total=False):
     max_result_window: int | None
     # Seconds Elasticsearch may spend on each search (its `timeout`); unset or None: no limit.
     search_timeout: float | None
+    # The alias's partitions, shared by the searchers of one adapter; unset or None: the
+    # pager reads its own.
+    partitions: PartitionMap | None
 
 
 def checked_page_size(page_size: int | None) -> int:
@@ -89,6 +105,7 @@ class Pager:
         self._window = max_result_window
         self._codec = CursorCodec(cursor_key)
         self.search_timeout = options.get("search_timeout")
+        self._partitions = options.get("partitions") or PartitionMap(client, alias)
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -121,11 +138,13 @@ class Pager:
         if state is None:
             response, latest = self._by_number(filters, criteria, scope.routing, page)
             as_of = latest_instant(latest)
+            if as_of is None and len(transport.hits(response)) > size:
+                as_of = self._latest_further_back(filters, criteria, scope.routing)
         else:
             as_of = Instant(state.as_of)
-            query = search_query(filters, criteria, as_of=as_of, resume_at=state.after)
-            body = page_body(query, size=size + 1, search_after=state.after)
-            response = self._search(body, scope.routing)
+            response, _ = self._windowed(
+                filters, criteria, scope.routing, as_of=as_of, after=state.after
+            )
         hits = transport.hits(response)
         items = [_item(hit) for hit in hits[:size]]
         if len(hits) <= size or as_of is None:
@@ -156,14 +175,72 @@ class Pager:
             if not hits:  # fewer matches than the page number needs
                 return {}, {}
             after, skip = SortPosition.of(hits[0]), skip - hop
+        if skip == 0 and after is None:
+            return self._windowed(filters, criteria, routing)
         page_query = search_query(filters, criteria, after=after)
+        return self._with_latest(
+            page_body(page_query, size=size + 1, offset=skip), filters, criteria, routing
+        )
+
+    def _windowed(
+        self,
+        filters: list[Body],
+        criteria: Criteria,
+        routing: str | None,
+        *,
+        as_of: Instant | None = None,
+        after: SortPosition | None = None,
+    ) -> tuple[Body, Body]:
+        """A page from its start (`since`, the cursor's position, or the oldest match)
+        on, window by window (see `partition_map`): each window starts where the last
+        one ended, so their hits, put end to end, are in order. A first page (no
+        cursor) comes with the latest recent match, in the first window's trip."""
+        wanted = self.page_size + 1
+        found: list[Body] = []
+        latest: Body = {}
+        with_latest = after is None
+        resumed = None if after is None else Instant(after.timestamp)
+        starts = [i for i in (criteria.since, resumed) if i is not None]
+        start = max(starts) if starts else None
+        ends = self._partitions.window_ends(start)
+        if as_of is not None:  # past `as_of` there is nothing to read
+            ends = [end for end in ends if end <= as_of]
+        for end in [*ends, None]:
+            windowed = dataclasses.replace(criteria, since=start)
+            query = search_query(filters, windowed, as_of=as_of, resume_at=after, before=end)
+            body = page_body(query, size=wanted - len(found), search_after=after)
+            if with_latest:  # a first page's first trip
+                response, latest = self._with_latest(body, filters, criteria, routing)
+                with_latest = False
+            else:
+                response = self._search(body, routing)
+            found += transport.hits(response)
+            if len(found) >= wanted:
+                break
+            start = end
+        return {"hits": {"hits": found}}, latest
+
+    def _latest_further_back(
+        self, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> Instant | None:
+        """The latest match, from the newest partitions back: the first window holding
+        a match holds the latest (each window reaches to the end of time)."""
+        for start in [*self._partitions.window_starts(criteria.since), None]:
+            windowed = criteria if start is None else dataclasses.replace(criteria, since=start)
+            body = latest_body(search_query(filters, windowed))
+            found = latest_instant(self._search(body, routing))
+            if found is not None:
+                return found
+        return None
+
+    def _with_latest(
+        self, body: Body, filters: list[Body], criteria: Criteria, routing: str | None
+    ) -> tuple[Body, Body]:
+        """The page's response, and the latest recent match's (one trip)."""
         response, latest = transport.msearch(
             self._client,
             alias=self._alias,
-            bodies=[
-                page_body(page_query, size=size + 1, offset=skip),
-                latest_body(search_query(filters, criteria)),
-            ],
+            bodies=[body, latest_body(search_query(filters, _recent(criteria)))],
             routing=routing,
             timeout=self.search_timeout,
         )
@@ -178,6 +255,13 @@ class Pager:
             filter_path=filter_path,
             timeout=self.search_timeout,
         )
+
+
+def _recent(criteria: Criteria) -> Criteria:
+    """The same query over the last day and after (`since`, when later, is kept)."""
+    start = Instant(Instant.now().nanos - RECENT_WINDOW_NS)
+    since = criteria.since
+    return dataclasses.replace(criteria, since=start if since is None else max(since, start))
 
 
 def _item(hit: Body) -> RecallItem:

@@ -62,6 +62,7 @@ def search_query(
     as_of: Instant | None = None,
     after: SortPosition | None = None,
     resume_at: SortPosition | None = None,
+    before: Instant | None = None,
 ) -> Body:
     """The bool query: scope and time in `filter`, one `match_phrase` per term (none:
     the filters alone).
@@ -71,7 +72,7 @@ def search_query(
     plain `range`: Elasticsearch's pre-filter skips a partition (a shard) whose
     timestamps all fall outside a `range`, but reads neither `search_after` nor the
     `should` of `after_clause`, so without it a page deep in a long history would visit
-    every partition.
+    every partition. `before` keeps only hits stamped before it (a first page's window).
     """
     clauses = list(filters)
     bounds: dict[str, str] = {}
@@ -81,6 +82,8 @@ def search_query(
         bounds["gte"] = Instant(max(starts)).to_elasticsearch()
     if as_of is not None:
         bounds["lte"] = as_of.to_elasticsearch()
+    if before is not None:
+        bounds["lt"] = before.to_elasticsearch()
     if bounds:
         clauses.append({"range": {"timestamp": bounds}})
     if after is not None:

@@ -6,6 +6,7 @@ MCP command line); a model's arguments never reach this module.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from elasticsearch import Elasticsearch
 
@@ -16,6 +17,7 @@ from session_recall.recall.cross_conversation_settings import CrossConversationS
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
+from session_recall.recall.partition_map import PartitionMap
 from session_recall.recall.session_list import SessionLister
 
 
@@ -31,8 +33,14 @@ class Searchers:
     # Seconds Elasticsearch may spend on each search (its `timeout`); None: no limit.
     search_timeout: float | None = None
 
+    @cached_property
+    def _partitions(self) -> PartitionMap:
+        """One map of the alias's partitions for every searcher made here."""
+        return PartitionMap(self.client, self.alias)
+
     def _shared(self, page_size: int | None) -> PagerOptions:
         return {
+            "partitions": self._partitions,
             "alias": self.alias,
             "cursor_key": self.cursor_key,
             "page_size": page_size,

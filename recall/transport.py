@@ -9,6 +9,10 @@ The same holds for a shard that is missing (its node left, no copy elsewhere): e
 search sets `allow_partial_search_results=false`, so Elasticsearch refuses it rather
 than answering with the other shards' hits, and a response that still reports failed
 shards is refused here. Either way the caller gets `ShardsUnavailable`, "try again".
+
+Every search also asks for Elasticsearch's pre-filter round (`pre_filter_shard_size=1`):
+without it, a search that is not sorted on a field (the latest-match aggregation) would
+run on every partition, even those its time range rules out.
 """
 
 from typing import Any
@@ -18,6 +22,9 @@ from elasticsearch import ConnectionError as ConnectionFailed
 
 from session_recall.core.errors import ElasticsearchUnavailable, ShardsUnavailable
 from session_recall.recall.errors import IndexNotFound, SearchRefused
+
+# The pre-filter round runs when a search spans more shards than this.
+_PRE_FILTER_ALWAYS = 1
 
 
 def search(
@@ -41,6 +48,7 @@ def search(
             body=body,
             filter_path=filter_path,
             allow_partial_search_results=False,
+            pre_filter_shard_size=_PRE_FILTER_ALWAYS,
         )
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
@@ -63,7 +71,12 @@ def msearch(
         header = {"allow_partial_search_results": False}
         searches += [header, body if timeout is None else _with_timeout(body, timeout)]
     try:
-        response = client.msearch(index=alias, routing=routing, searches=searches)
+        response = client.msearch(
+            index=alias,
+            routing=routing,
+            searches=searches,
+            pre_filter_shard_size=_PRE_FILTER_ALWAYS,
+        )
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
     answers: list[dict[str, Any]] = response.body["responses"]
@@ -74,6 +87,20 @@ def msearch(
             raise _refusal(int(answer.get("status", 500)), kind, alias)
         _check_complete(answer, timeout)
     return answers
+
+
+def indices(client: Elasticsearch, *, alias: str) -> list[str]:
+    """The concrete indices behind `alias`, from `_field_caps` (a read action).
+
+    An `ApiError` (a key without the privilege, say) is the caller's to handle; a node
+    that does not answer is `ElasticsearchUnavailable`, as for a search.
+    """
+    try:
+        response = client.field_caps(index=alias, fields="timestamp")
+    except (ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
+    found: list[str] = response.body.get("indices", [])
+    return found
 
 
 def _with_timeout(body: dict[str, Any], seconds: float) -> dict[str, Any]:

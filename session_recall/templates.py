@@ -12,8 +12,7 @@ from elasticsearch import Elasticsearch, NotFoundError
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.indexer.layout import META_KEY, ensure_partition
-from session_recall.indexer.partitions import (
+from session_recall.core.partitions import (
     DEFAULT_GRANULARITY,
     GRANULARITIES,
     Granularity,
@@ -21,6 +20,7 @@ from session_recall.indexer.partitions import (
     parse_partition,
     partition_of,
 )
+from session_recall.indexer.layout import META_KEY, ensure_partition
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
 
 

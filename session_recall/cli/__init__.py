@@ -14,7 +14,7 @@ from session_recall.cli.group import RecallGroup
 from session_recall.cli.ingest import ingest_command
 from session_recall.cli.memory import memory_search
 from session_recall.cli.node import node
-from session_recall.cli.partitions import partitions, prune
+from session_recall.cli.partitions import migrate, partitions, prune
 from session_recall.cli.reads import sessions, show
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
@@ -109,6 +109,7 @@ main.add_command(node)
 main.add_command(setup)
 main.add_command(partitions)
 main.add_command(prune)
+main.add_command(migrate)
 main.add_command(ingest_command, name="ingest")
 main.add_command(serve)
 main.add_command(delete)

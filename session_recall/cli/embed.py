@@ -7,6 +7,7 @@ from contextlib import contextmanager
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import page_size_option
 from session_recall.embedders import embedder_for
 from session_recall.indexer import BackfillSummary, backfill
 from session_recall.indexer.backfill import DEFAULT_PAGE
@@ -17,10 +18,7 @@ from session_recall.indexer.backfill import DEFAULT_PAGE
     "--backfill", "run_backfill", is_flag=True, required=True,
     help="Embed every stored event the configured model has not processed yet.",
 )  # fmt: skip
-@click.option(
-    "--page-size", type=click.IntRange(1, 10_000), default=DEFAULT_PAGE, show_default=True,
-    help="Events embedded and updated per request.",
-)  # fmt: skip
+@page_size_option(DEFAULT_PAGE, "Events embedded and updated per request.")
 @pass_app
 def embed(app: AppContext, run_backfill: bool, page_size: int) -> None:
     """Add the configured embedder's vectors to stored events that lack them: events

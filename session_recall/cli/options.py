@@ -23,6 +23,14 @@ def library_option(
     return click.option(flag, type=int, default=None, show_default=str(default), help=help)
 
 
+def page_size_option(default: int, help: str) -> Callable[[F], F]:
+    """`--page-size` of a pass over the stored events (the backfill, the move)."""
+    return click.option(
+        "--page-size", type=click.IntRange(1, 10_000), default=default, show_default=True,
+        help=help,
+    )  # fmt: skip
+
+
 def build(model: type[M], flags: Mapping[str, tuple[str, Any]]) -> M:
     """`model` from the flags that were given: `{field: (flag, value)}`."""
     given = {field: value for field, (_flag, value) in flags.items() if value is not None}

@@ -1,14 +1,18 @@
-"""`session-recall partitions` and `prune`: see the partitions behind the alias, and
-delete whole partitions of periods that ended."""
+"""`session-recall partitions`, `prune` and `migrate`: see the partitions behind the
+alias, delete whole partitions of periods that ended, and move an index of the
+single-index layout into partitions."""
 
+import sys
 from datetime import date
 
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
 from session_recall.indexer.layout import stored_indices as list_stored
+from session_recall.indexer.migration import DEFAULT_PAGE, MoveSummary, move, plan
 
 
 @click.command()
@@ -62,6 +66,54 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
         return
     delete_partitions(app.client, doomed)
     click.echo(f"Deleted {len(doomed)} partition(s), {events} event(s).")
+
+
+@click.command()
+@click.option("--yes", is_flag=True, help="Move them; without it, only say what would move.")
+@page_size_option(DEFAULT_PAGE, "Events read and written per request.")
+@pass_app
+def migrate(app: AppContext, yes: bool, page_size: int) -> None:
+    """Move the events of an index of the single-index layout (ALIAS-000001, made by
+    an earlier release) into the partitions of their periods, then delete it. Without
+    --yes, lists what would move and changes nothing. Run `setup` first.
+
+    Events already in their partition are kept as they are, events of erased scopes
+    are dropped, vectors are kept. The old index is deleted only once all its events
+    are in partitions: after an interruption or an error, run it again. Exit 1 when
+    an index was kept.
+
+    \b
+    Example:
+      session-recall migrate          # what would move
+      session-recall migrate --yes    # move it
+    """
+    client, alias = app.client, app.settings.index
+    plans = plan(client, alias)
+    if not plans:
+        click.echo(f"Nothing to move: every index behind {alias!r} is a partition.")
+        return
+    for item in plans:
+        into = ", ".join(f"{index} ({count})" for index, count in item.partitions.items())
+        click.echo(f"{item.index}: {item.events} event(s) into {into or 'no partition'}")
+    if not yes:
+        events = sum(item.events for item in plans)
+        click.echo(
+            f"Would move {events} event(s) from {len(plans)} index(es); nothing was changed. "
+            "Run again with --yes to move them."
+        )
+        return
+    summaries = move(client, alias, page_size=page_size, on_progress=_report)
+    if sys.stderr.isatty():
+        click.echo(err=True)  # end the progress line
+    for summary in summaries:
+        click.echo(summary.line())
+    if not all(summary.deleted for summary in summaries):
+        sys.exit(1)
+
+
+def _report(summary: MoveSummary) -> None:
+    if sys.stderr.isatty():
+        click.echo(f"\r{summary.index}: {summary.done}/{summary.events}", nl=False, err=True)
 
 
 def _instant(text: str) -> Instant:

@@ -22,6 +22,10 @@ class QueryRecorder:
         self.requests.append(request)
         return SimpleNamespace(body=_EMPTY)
 
+    def field_caps(self, **_: Any) -> SimpleNamespace:
+        """No partitions known: the first page is shown as one search."""
+        return SimpleNamespace(body={"indices": []})
+
     def msearch(self, *, index: str, searches: list[dict[str, Any]], routing: str | None = None,
                 **params: Any) -> SimpleNamespace:  # fmt: skip
         bodies = searches[1::2]  # header, body, header, body...

@@ -3,7 +3,7 @@
 import click
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.indexer.partitions import GRANULARITIES
+from session_recall.core.partitions import GRANULARITIES
 from session_recall.templates import install
 
 
@@ -60,5 +60,5 @@ def setup(
     if result.legacy:
         click.echo(
             f"Also read through the alias: {', '.join(result.legacy)} (single-index layout); "
-            "see the README's 'Moving to partitions'."
+            "`session-recall migrate` moves its events into partitions."
         )

@@ -1,4 +1,6 @@
-"""Recall only ever searches: every client call of every searcher is recorded at a seam."""
+"""Recall only ever reads: every client call of every searcher is recorded at a seam.
+
+It searches, and lists the alias's partitions with `_field_caps` (a read action too)."""
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -18,7 +20,9 @@ pytestmark = pytest.mark.integration
 KEY = b"read-only-test-cursor-key-32byte"
 
 
-def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearch, alias: str):
+def test_every_searcher_and_pagination_path_only_searches_and_reads_field_caps(
+    es: Elasticsearch, alias: str
+):
     events = [
         event(
             f"e{i:03d}",
@@ -57,4 +61,5 @@ def test_every_searcher_and_pagination_path_only_calls_searches(es: Elasticsearc
     assert c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
 
     calls = recording.calls
-    assert calls and set(calls) <= {"search", "msearch"}, calls
+    assert calls and set(calls) <= {"search", "msearch", "field_caps"}, calls
+    assert "field_caps" in calls  # the first page's windows

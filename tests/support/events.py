@@ -14,7 +14,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, helpers
 
 from session_recall.core.instant import Instant
-from session_recall.indexer.partitions import DEFAULT_GRANULARITY, partition_of
+from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_of
 
 Event = dict[str, Any]
 

@@ -21,6 +21,9 @@ class _Engine:
         self.bodies.append(body)
         return SimpleNamespace(body=self._answer)
 
+    def field_caps(self, **_: Any) -> SimpleNamespace:
+        return SimpleNamespace(body={"indices": []})
+
     def msearch(self, *, searches: list[dict[str, Any]], **_: Any) -> SimpleNamespace:
         bodies = searches[1::2]
         self.bodies += bodies

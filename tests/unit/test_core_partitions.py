@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_recall.core.instant import Instant
-from session_recall.indexer.partitions import (
+from session_recall.core.partitions import (
     GRANULARITIES,
     parse_partition,
     partition_index,
