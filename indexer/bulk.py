@@ -11,6 +11,7 @@ and every item ends in a final status or, past the retry bound, in
 or a 403) ends the batch in an `IndexerError`.
 """
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -124,6 +125,8 @@ def _post(client: Elasticsearch, body: bytes, params: dict[str, Any]) -> list[di
 
 def _response(status: int, item: dict[str, Any]) -> ItemResponse:
     error = item.get("error")
+    if error is None:
+        return _answer(status, item.get("_index"), item.get("result"))
     if isinstance(error, dict):
         error = f"{error.get('type')}: {error.get('reason')}"
     return ItemResponse(
@@ -132,6 +135,13 @@ def _response(status: int, item: dict[str, Any]) -> ItemResponse:
         result=item.get("result"),
         error=None if error is None else str(error)[:_MAX_REASON_CHARS],
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _answer(status: int, index: str | None, result: str | None) -> ItemResponse:
+    """An answer without an error, shared: a chunk's are a few alike ones (201 created
+    in one partition), and a frozen value is safe to share."""
+    return ItemResponse(status=status, index=index, result=result)
 
 
 def _refused(status: int, item: dict[str, Any]) -> IndexerError:

@@ -11,7 +11,7 @@ from pathlib import Path
 from elasticsearch import Elasticsearch
 
 from session_recall.embeddings import Embedder
-from session_recall.indexer import checkpoint
+from session_recall.indexer import checkpoint, collector
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
@@ -22,6 +22,7 @@ from session_recall.indexer.progress import Progress
 from session_recall.indexer.results import IngestSummary
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
 
+_TOO_LONG = "the line is too long to be an event; it was skipped"
 # Saving is an fsync or two; every half second keeps a crash's replay short without
 # making the disk the bottleneck.
 CHECKPOINT_EVERY_S = 0.5
@@ -81,7 +82,6 @@ def ingest(
         checkpoint.save(checkpoint_path, start)
     saved = progress.committed
     last_save = time.monotonic()
-    originals: dict[int, tuple[object, int]] = {}  # ticket -> (input as read, line number)
 
     def save(force: bool = False) -> None:
         nonlocal saved, last_save
@@ -104,7 +104,10 @@ def ingest(
                 yield line
                 continue
             idle = False
-            parsed = _parse(line, limits)
+            if line.too_long:
+                parsed: Parsed | Rejected | None = Rejected("", _TOO_LONG)
+            else:
+                parsed = parse_line(line.data, limits)
             ticket = progress.open((line.end, line.inode))
             if parsed is None:
                 progress.resolve(ticket)
@@ -116,14 +119,13 @@ def ingest(
                 save()
             else:
                 summary.count_read()
-                originals[ticket] = (parsed.original, line.number)
-                yield Submission(parsed.event, token=ticket)
+                # The token: what a refusal by Elasticsearch needs, back with the result.
+                yield Submission(parsed.event, token=(ticket, parsed.original, line.number))
 
-    with DeadLetter(dead_letter) as sink:
+    with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
         try:
             for written in writer.write(submissions()):
-                ticket = written.submission.token
-                original, number = originals.pop(ticket)
+                ticket, original, number = written.submission.token
                 summary.count(written.result)
                 if not written.result.stored and not written.result.erased:
                     # An erased scope's events are refused without a copy anywhere.
@@ -138,9 +140,3 @@ def ingest(
             summary.without_vectors = writer.without_vectors
             save(force=True)
     return summary
-
-
-def _parse(line: Line, limits: EventLimits | None) -> Parsed | Rejected | None:
-    if line.too_long:
-        return Rejected("", "the line is too long to be an event; it was skipped")
-    return parse_line(line.data, limits)

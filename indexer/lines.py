@@ -31,7 +31,9 @@ DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
 DEFAULT_ROTATION_QUIET_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, like the other records made once per event: a frozen dataclass's
+# `__init__` sets each field through `object.__setattr__`, which triples its cost.
+@dataclass(slots=True)
 class Line:
     data: bytes
     number: int

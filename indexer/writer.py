@@ -19,6 +19,7 @@ producer sends it, so any replay repairs what a failed run left.
 
 import functools
 import logging
+import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,7 +29,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
-from session_recall.core.partitions import Granularity, parse_partition, partition_of
+from session_recall.core.partitions import Granularity, parse_partition, partition_index
 from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
@@ -58,7 +59,9 @@ class WriterOptions(BaseModel):
     retry: RetryPolicy = RetryPolicy()
 
 
-@dataclass(frozen=True, slots=True)
+# Submissions and results are made once per event: not frozen, which would triple the
+# cost of building them (see `lines.Line`).
+@dataclass(slots=True)
 class Submission:
     """An event to store, with the caller's bookmark (`token`) passed back untouched.
 
@@ -71,7 +74,7 @@ class Submission:
     kept: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Written:
     submission: Submission
     result: EventResult
@@ -83,6 +86,7 @@ class _Pending:
     document: Document | None
     scopes: tuple[str, ...]
     result: EventResult | None = None
+    size: int = 0  # the document's, 0 without one: what it adds to a chunk's bytes
 
 
 class Writer:
@@ -139,9 +143,8 @@ class Writer:
         self._deadline = deadline
         self._check_layout()
         self._check_index()
-        prepared = (
-            item if isinstance(item, Flush) else self._prepare(item) for item in submissions
-        )
+        prepare = self._prepare
+        prepared = (item if isinstance(item, Flush) else prepare(item) for item in submissions)
         in_flight: tuple[list[_Pending], Future[None]] | None = None
         # Vectors are added in the bulk thread; the chunk bounds count them already.
         extra = vectors.vector_bytes(self._embedder)
@@ -150,7 +153,7 @@ class Writer:
                 prepared,
                 max_count=self.options.chunk_events,
                 max_bytes=self.options.chunk_bytes,
-                size=lambda p: p.document.size + extra if p.document else 0,
+                size=(lambda p: p.size + extra if p.document else 0) if extra else _size,
             ):
                 if isinstance(chunk, Flush):
                     # Nothing more for now: answer without waiting for more input, even
@@ -185,7 +188,7 @@ class Writer:
 
     def _partition(self, event: Event) -> str:
         assert self._granularity is not None  # _check_layout ran
-        return partition_of(self._alias, event.timestamp, self._granularity).index
+        return partition_index(self._alias, event.timestamp, self._granularity)
 
     def _ensure_partitions(self, indices: set[str]) -> None:
         for index in sorted(indices - self._partitions_made):
@@ -245,6 +248,7 @@ class Writer:
             item.result = _rejected(event, f"event {reason}")
             return item
         item.document = document
+        item.size = document.size
         return item
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
@@ -264,7 +268,7 @@ class Writer:
             return
         to_send = self._with_vectors(to_send)
         creates = [doc.action for _, doc in to_send]
-        self._ensure_partitions({doc.header["create"]["_index"] for _, doc in to_send})
+        self._ensure_partitions({doc.index for _, doc in to_send})
         responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
@@ -327,7 +331,7 @@ class Writer:
         docs = [
             {"_index": index, "_id": doc.id, "routing": doc.routing}
             for doc in refused
-            for index in [doc.header["create"]["_index"], *legacy]
+            for index in [doc.index, *legacy]
             if index in indices
         ]
         found = call_with_retries(
@@ -396,9 +400,9 @@ class Writer:
 
     def _result(self, event: Event, response: ItemResponse) -> EventResult:
         if 200 <= response.status < 300:
-            return EventResult(status=Status.INDEXED, event_id=event.event_id)
+            return _event_result({"status": Status.INDEXED, "event_id": event.event_id})
         if response.status == 409:
-            return EventResult(status=Status.ALREADY_PRESENT, event_id=event.event_id)
+            return _event_result({"status": Status.ALREADY_PRESENT, "event_id": event.event_id})
         if response.status == 404 and "index_not_found" in (response.error or ""):
             self._partitions_made.discard(response.index or "")  # pruned: made again next time
             raise AliasMissing(
@@ -407,6 +411,12 @@ class Writer:
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
         return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
+
+
+_size = operator.attrgetter("size")
+# The model's validator, called with a dict: a quarter cheaper than `EventResult(...)`,
+# once per event.
+_event_result = EventResult.__pydantic_validator__.validate_python
 
 
 def _covered(pending: _Pending, erased: dict[str, int]) -> bool:

@@ -90,7 +90,10 @@ class Instant:
         nanos = seconds * _NANOS_PER_SECOND + fraction
         if not 0 <= nanos <= _MAX_NANOS:
             raise InvalidInstant(f"{text!r} is out of range: instants must {_RANGE}.")
-        instant = cls(nanos)
+        # Made without `__init__`, whose range check was just done: once per event.
+        instant = object.__new__(cls)
+        instant.nanos = nanos
+        instant._elasticsearch = None
         if shift == 0:
             # Already UTC: the fixed-width text is this one's, its fraction padded.
             digits = (fraction_text or "").ljust(9, "0")
@@ -154,12 +157,12 @@ class Instant:
         cls, _source: Any, _handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         def coerce(value: Any) -> "Instant":
+            if isinstance(value, str):  # first: every event read from JSON has one
+                return cls.parse(value)
             if isinstance(value, Instant):
                 return value
             if isinstance(value, datetime):
                 return cls.from_datetime(value)
-            if isinstance(value, str):
-                return cls.parse(value)
             raise InvalidInstant(f"expected an ISO-8601 instant like {EXPECTED_FORMAT}")
 
         return core_schema.no_info_plain_validator_function(

@@ -17,6 +17,7 @@ Names start with the year's digits, which keeps them apart from the tombstone in
 (`<alias>-tombstones`) and from the single-index layout's `<alias>-000001`.
 """
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -29,6 +30,7 @@ GRANULARITIES: tuple[Granularity, ...] = get_args(Granularity)
 DEFAULT_GRANULARITY: Granularity = "month"
 
 _NANOS_PER_SECOND = 1_000_000_000
+_NANOS_PER_DAY = 86_400 * _NANOS_PER_SECOND
 _MAX_NANOS = 2**63 - 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?")
@@ -72,6 +74,17 @@ def partition_of(alias: str, stamp: Instant, granularity: Granularity) -> Partit
     return Partition(f"{alias}-{suffix}", granularity, _instant(first), _instant(after))
 
 
+def partition_index(alias: str, stamp: Instant, granularity: Granularity) -> str:
+    """`partition_of(...).index`, for the writer's every event: a period is a whole
+    number of days, so the name is cached per day (a file's events share a few)."""
+    return _index_of_day(alias, stamp.nanos // _NANOS_PER_DAY, granularity)
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_of_day(alias: str, day: int, granularity: Granularity) -> str:
+    return partition_of(alias, Instant(day * _NANOS_PER_DAY), granularity).index
+
+
 def parse_partition(alias: str, index: str) -> Partition | None:
     """The partition `index` names, or None for any other index (a legacy one, say)."""
     prefix = f"{alias}-"
@@ -109,5 +122,6 @@ __all__ = [
     "Partition",
     "index_patterns",
     "parse_partition",
+    "partition_index",
     "partition_of",
 ]

@@ -9,6 +9,7 @@ from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
     GRANULARITIES,
     parse_partition,
+    partition_index,
     partition_of,
 )
 
@@ -31,6 +32,14 @@ def test_the_partition_is_named_after_the_utc_period_of_the_timestamp(
     stamp: str, granularity, index: str
 ):
     assert partition_of("a", Instant.parse(stamp), granularity).index == index
+
+
+@given(stamp=STAMPS, granularity=st.sampled_from(GRANULARITIES))
+def test_the_cached_partition_index_is_the_partitions_name(stamp: Instant, granularity):
+    assert (
+        partition_index("events", stamp, granularity)
+        == partition_of("events", stamp, granularity).index
+    )
 
 
 @given(stamp=STAMPS, granularity=st.sampled_from(GRANULARITIES))
