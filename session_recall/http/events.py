@@ -41,6 +41,7 @@ from session_recall.indexer import (
     Status,
     Writer,
     WriterOptions,
+    collector,
     parse_line,
     parse_object,
 )
@@ -97,8 +98,11 @@ def events_group(
 
     @contextlib.asynccontextmanager
     async def lifespan() -> AsyncIterator[None]:
-        async with batcher:
-            yield
+        # Events in flight outlive a young collection, as in `ingest`: tune the
+        # collector the same way for as long as the batcher takes events.
+        with collector.tuned_for_load():
+            async with batcher:
+                yield
 
     async def post_events(request: Request) -> Response:
         options = read_query(request, EventsOptions)

@@ -33,6 +33,11 @@ FD_RESERVE = 64
 # Connections accepted in one go before any is looked at (asyncio accepts up to the
 # listen backlog at a time): a connection past the cap holds a descriptor until then.
 ACCEPT_BACKLOG = 64
+# Descriptors kept free for connections past the cap: one batch being accepted, and the
+# batch before it, answered 503 but not yet closed (asyncio closes a transport on the
+# next turn of the loop). One batch only was kept once, and a burst of 300 slow
+# clients against a limit of 256 files still met "Too many open files" now and then.
+ACCEPT_RESERVE = 2 * ACCEPT_BACKLOG
 
 
 def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level: str) -> None:
@@ -107,7 +112,7 @@ def bounded_protocol(*, header_timeout: float, max_connections: int) -> type[asy
 def fit_open_files(max_connections: int) -> int:
     """Raise the soft open-files limit so `max_connections` fit beside the reserves;
     when the hard limit is too low for that, fewer connections, said on stderr."""
-    reserve = FD_RESERVE + ACCEPT_BACKLOG
+    reserve = FD_RESERVE + ACCEPT_RESERVE
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = max_connections + reserve
     if soft != resource.RLIM_INFINITY and soft < needed:

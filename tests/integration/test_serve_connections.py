@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from session_recall.http.server import ACCEPT_RESERVE, FD_RESERVE
 from session_recall.node import wait_until
 from tests.support.serve import Served, ready, serving
 
@@ -98,7 +99,8 @@ def test_slow_connections_are_closed_and_those_past_the_cap_refused_at_once(serv
             sock.close()
     log = served.log_text()
     assert "Too many open files" not in log, log[-2000:]
-    assert f"leaves room for {OPEN_FILES - 128} connections" in log, log[-2000:]
+    fitted = OPEN_FILES - FD_RESERVE - ACCEPT_RESERVE
+    assert f"leaves room for {fitted} connections" in log, log[-2000:]
 
 
 def test_a_body_that_stalls_gets_408_and_an_idle_connection_is_closed(served: Served):
