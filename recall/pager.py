@@ -224,8 +224,12 @@ class Pager:
         self, filters: list[Body], criteria: Criteria, routing: str | None
     ) -> Instant | None:
         """The latest match, from the newest partitions back: the first window holding
-        a match holds the latest (each window reaches to the end of time)."""
-        for start in [*self._partitions.window_starts(criteria.since), None]:
+        a match holds the latest (each window reaches to the end of time). A window
+        inside the last day, which the first page's look covered, is not sent again
+        (on a month's first day, the newest partition's)."""
+        covered = _recent_start()
+        starts = [s for s in self._partitions.window_starts(criteria.since) if s < covered]
+        for start in [*starts, None]:
             windowed = criteria if start is None else dataclasses.replace(criteria, since=start)
             body = latest_body(search_query(filters, windowed))
             found = latest_instant(self._search(body, routing))
@@ -257,9 +261,14 @@ class Pager:
         )
 
 
+def _recent_start() -> Instant:
+    """Where the look for a recent match starts: a day ago."""
+    return Instant(Instant.now().nanos - RECENT_WINDOW_NS)
+
+
 def _recent(criteria: Criteria) -> Criteria:
     """The same query over the last day and after (`since`, when later, is kept)."""
-    start = Instant(Instant.now().nanos - RECENT_WINDOW_NS)
+    start = _recent_start()
     since = criteria.since
     return dataclasses.replace(criteria, since=start if since is None else max(since, start))
 
