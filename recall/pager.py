@@ -57,7 +57,7 @@ MAX_PAGE_SIZE = 1000
 DEFAULT_MAX_RESULT_WINDOW = 10_000
 # How far back the first page's look for the latest match reaches: the partition being
 # written, and the day's events in it. An active user's latest match is almost always
-# there; the whole history is searched only when it is not.
+# there; only when it is not are older partitions looked at (`_latest_further_back`).
 RECENT_WINDOW_NS = 24 * 3600 * 10**9
 _SORT_ONLY = "hits.hits.sort"
 
@@ -164,7 +164,8 @@ class Pager:
     def _by_number(
         self, filters: list[Body], criteria: Criteria, routing: str | None, page: int
     ) -> tuple[Body, Body]:
-        """The response for page `page`, and the latest matching instant's (one trip)."""
+        """The response for page `page`, and the latest recent match's (page 0: window by
+        window; any other page: one trip once its position is reached)."""
         size = self.page_size
         skip, after = page * size, None
         while skip + size + 1 > self._window:
