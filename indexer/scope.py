@@ -86,7 +86,15 @@ def scope_id(kind: Kind, *key: str | None) -> str:
 
 def scope_ids_of(event: Event) -> tuple[str, ...]:
     """Every scope an event belongs to: erasing any of them erases the event."""
-    ids = [scope_id("user", event.user_id), scope_id("session", event.user_id, event.session_id)]
-    if event.contact_id is not None and event.inbox_id is not None:
-        ids.append(scope_id("contact", event.user_id, event.contact_id, event.inbox_id))
+    return _scope_ids(event.user_id, event.session_id, event.contact_id, event.inbox_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scope_ids(
+    user_id: str, session_id: str, contact_id: str | None, inbox_id: str | None
+) -> tuple[str, ...]:
+    """Cached as a whole, once per event: a chunk's events share a few sessions."""
+    ids = [scope_id("user", user_id), scope_id("session", user_id, session_id)]
+    if contact_id is not None and inbox_id is not None:
+        ids.append(scope_id("contact", user_id, contact_id, inbox_id))
     return tuple(ids)

@@ -272,7 +272,7 @@ class Writer:
         responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document, ItemResponse]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
-            p.result = self._result(p.submission.event, response)
+            p.result = self._result(p.submission.event, doc.index, response)
             if p.result.stored:
                 stored.append((p, doc, response))
         self._undo_erased(stored)  # (c)
@@ -308,8 +308,8 @@ class Writer:
             return
         self._send(
             [
-                ({"delete": {"_index": r.index, "_id": doc.id, "routing": doc.routing}}, None)
-                for _, doc, r in doomed
+                ({"delete": {"_index": doc.index, "_id": doc.id, "routing": doc.routing}}, None)
+                for _, doc, _ in doomed
             ]
         )
         for p, _, _ in doomed:
@@ -398,15 +398,15 @@ class Writer:
         """The client, its request timeout cut to what the write's deadline leaves."""
         return bounded(self._client, self._deadline)
 
-    def _result(self, event: Event, response: ItemResponse) -> EventResult:
+    def _result(self, event: Event, index: str, response: ItemResponse) -> EventResult:
         if 200 <= response.status < 300:
-            return _event_result({"status": Status.INDEXED, "event_id": event.event_id})
+            return EventResult(_INDEXED, event.event_id)
         if response.status == 409:
-            return _event_result({"status": Status.ALREADY_PRESENT, "event_id": event.event_id})
+            return EventResult(_ALREADY_PRESENT, event.event_id)
         if response.status == 404 and "index_not_found" in (response.error or ""):
-            self._partitions_made.discard(response.index or "")  # pruned: made again next time
+            self._partitions_made.discard(index)  # pruned: made again next time
             raise AliasMissing(
-                f"The partition {response.index or ''} of {self._alias!r} went away, and the "
+                f"The partition {index} of {self._alias!r} went away, and the "
                 "cluster does not create indices on write.",
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
@@ -414,9 +414,7 @@ class Writer:
 
 
 _size = operator.attrgetter("size")
-# The model's validator, called with a dict: a quarter cheaper than `EventResult(...)`,
-# once per event.
-_event_result = EventResult.__pydantic_validator__.validate_python
+_INDEXED, _ALREADY_PRESENT = Status.INDEXED, Status.ALREADY_PRESENT
 
 
 def _covered(pending: _Pending, erased: dict[str, int]) -> bool:
@@ -450,4 +448,4 @@ def _finished(chunk: list[_Pending], done: "Future[None]") -> Iterator[Written]:
 
 
 def _rejected(event: Event, reason: str) -> EventResult:
-    return EventResult(status=Status.REJECTED, event_id=event.event_id, reason=reason)
+    return EventResult(Status.REJECTED, event.event_id, reason)

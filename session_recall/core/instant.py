@@ -17,6 +17,15 @@ from pydantic_core import core_schema
 
 EXPECTED_FORMAT = "2026-07-01T00:00:00Z"
 
+# The form almost every producer writes (UTC, `T`, `Z`, a dot), its time of day in
+# range: recognised by one match, its nanoseconds left to be counted when asked for
+# (`nanos`). Anything else takes `_ISO`'s general path, which also names what is wrong.
+_UTC = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d)"
+    r"(?:\.(?P<fraction>\d{1,9}))?Z"
+)
+# Days from which every time of day is an instant (the last one, 2262-04-11, is not).
+_FIRST_DAY, _LAST_WHOLE_DAY = "1970-01-01", "2262-04-10"
 _ISO = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[Tt](?P<time>\d{2}:\d{2}:\d{2})"
     r"(?:[.,](?P<fraction>\d{1,9}))?"
@@ -45,6 +54,15 @@ def _day_seconds(date: str) -> int:
     return (datetime(year, month, day, tzinfo=UTC) - _EPOCH) // timedelta(seconds=1)
 
 
+def _is_day(date: str) -> bool:
+    """`date` (YYYY-MM-DD) names a day of the calendar (not 2026-02-30)."""
+    try:
+        _day_seconds(date)
+    except ValueError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=4096)
 def _day_text(day: int) -> str:
     """YYYY-MM-DD of the `day`-th day after the epoch."""
@@ -57,18 +75,50 @@ class InvalidInstant(ValueError):
 
 @total_ordering
 class Instant:
-    __slots__ = ("_elasticsearch", "nanos")
+    # `_nanos` is None until asked for when parsing found the fixed-width UTC text
+    # (`_elasticsearch`), which holds the same instant: most events are written and
+    # never compared, so their nanoseconds are never counted.
+    __slots__ = ("_elasticsearch", "_nanos")
 
     def __init__(self, nanos: int) -> None:
         if not 0 <= nanos <= _MAX_NANOS:
             raise InvalidInstant(f"Instants must {_RANGE}.")
-        self.nanos = nanos
-        # `to_elasticsearch`'s text, when parsing found it at hand (a UTC text).
+        self._nanos: int | None = nanos
         self._elasticsearch: str | None = None
+
+    @property
+    def nanos(self) -> int:
+        """Nanoseconds since 1970-01-01T00:00:00Z."""
+        nanos = self._nanos
+        if nanos is None:
+            text = self._elasticsearch
+            assert text is not None  # one of the two is always set
+            seconds = (
+                _day_seconds(text[:10])
+                + int(text[11:13]) * 3600
+                + int(text[14:16]) * 60
+                + int(text[17:19])
+            )
+            nanos = self._nanos = seconds * _NANOS_PER_SECOND + int(text[20:29])
+        return nanos
 
     @classmethod
     def parse(cls, text: str) -> "Instant":
         """Parse `2026-07-01T12:00:00.5Z` or `...+02:00`; a naive or partial value fails."""
+        match = _UTC.fullmatch(text) if isinstance(text, str) else None
+        if match is not None:
+            date, time, fraction = match.groups()
+            if _FIRST_DAY <= date <= _LAST_WHOLE_DAY and _is_day(date):
+                instant = object.__new__(cls)  # in range: no `__init__` check needed
+                instant._nanos = None
+                digits = fraction.ljust(9, "0") if fraction else "000000000"
+                instant._elasticsearch = f"{date}T{time}.{digits}Z"
+                return instant
+        return cls._parse_any(text)
+
+    @classmethod
+    def _parse_any(cls, text: str) -> "Instant":
+        """Every accepted form, or `InvalidInstant` naming what is wrong."""
         match = _ISO.fullmatch(text.strip()) if isinstance(text, str) else None
         if match is None:
             raise InvalidInstant(
@@ -90,15 +140,7 @@ class Instant:
         nanos = seconds * _NANOS_PER_SECOND + fraction
         if not 0 <= nanos <= _MAX_NANOS:
             raise InvalidInstant(f"{text!r} is out of range: instants must {_RANGE}.")
-        # Made without `__init__`, whose range check was just done: once per event.
-        instant = object.__new__(cls)
-        instant.nanos = nanos
-        instant._elasticsearch = None
-        if shift == 0:
-            # Already UTC: the fixed-width text is this one's, its fraction padded.
-            digits = (fraction_text or "").ljust(9, "0")
-            instant._elasticsearch = f"{date}T{time}.{digits}Z"
-        return instant
+        return cls(nanos)
 
     @classmethod
     def from_datetime(cls, value: datetime) -> "Instant":
@@ -132,10 +174,11 @@ class Instant:
 
     def to_elasticsearch(self) -> str:
         """A fixed-width form that `date_nanos` parses without loss."""
-        if self._elasticsearch is not None:
-            return self._elasticsearch
-        whole, fraction = self._parts()
-        return f"{whole}.{fraction:09d}Z"
+        text = self._elasticsearch
+        if text is None:
+            whole, fraction = self._parts()
+            text = self._elasticsearch = f"{whole}.{fraction:09d}Z"
+        return text
 
     def __str__(self) -> str:
         return self.isoformat()
@@ -156,9 +199,11 @@ class Instant:
     def __get_pydantic_core_schema__(
         cls, _source: Any, _handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        parse = cls.parse
+
         def coerce(value: Any) -> "Instant":
             if isinstance(value, str):  # first: every event read from JSON has one
-                return cls.parse(value)
+                return parse(value)
             if isinstance(value, Instant):
                 return value
             if isinstance(value, datetime):

@@ -30,7 +30,6 @@ GRANULARITIES: tuple[Granularity, ...] = get_args(Granularity)
 DEFAULT_GRANULARITY: Granularity = "month"
 
 _NANOS_PER_SECOND = 1_000_000_000
-_NANOS_PER_DAY = 86_400 * _NANOS_PER_SECOND
 _MAX_NANOS = 2**63 - 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?")
@@ -76,13 +75,14 @@ def partition_of(alias: str, stamp: Instant, granularity: Granularity) -> Partit
 
 def partition_index(alias: str, stamp: Instant, granularity: Granularity) -> str:
     """`partition_of(...).index`, for the writer's every event: a period is a whole
-    number of days, so the name is cached per day (a file's events share a few)."""
-    return _index_of_day(alias, stamp.nanos // _NANOS_PER_DAY, granularity)
+    number of days, so the name is cached per day (a file's events share a few), the
+    day read from the instant's UTC text (which a parsed instant holds already)."""
+    return _index_of_day(alias, stamp.to_elasticsearch()[:10], granularity)
 
 
 @functools.lru_cache(maxsize=4096)
-def _index_of_day(alias: str, day: int, granularity: Granularity) -> str:
-    return partition_of(alias, Instant(day * _NANOS_PER_DAY), granularity).index
+def _index_of_day(alias: str, day: str, granularity: Granularity) -> str:
+    return partition_of(alias, Instant.parse(f"{day}T00:00:00Z"), granularity).index
 
 
 def parse_partition(alias: str, index: str) -> Partition | None:

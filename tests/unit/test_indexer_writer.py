@@ -22,8 +22,22 @@ from tests.support.ndjson import event
 )
 def test_a_document_size_is_exactly_its_share_of_the_bulk_body(text, metadata):
     document = to_document(parse_object(event(1, text=text, metadata=metadata)).event, index="a")
-    sent = orjson.dumps(document.header) + b"\n" + document.body + b"\n"
+    sent = document.header_json + b"\n" + document.body + b"\n"
     assert document.size == len(sent)
+
+
+@given(
+    st.text(min_size=1, max_size=40).filter(str.strip),
+    st.text(min_size=1, max_size=40).filter(str.strip),
+    st.sampled_from(["a-2026.07", "my-events-1970", "x-2026.w27"]),
+)
+def test_a_create_header_is_the_json_of_its_action(user_id, event_id, index):
+    """The header is joined from a cached start and the id: it must still be exactly
+    the action, whatever characters the user id holds."""
+    parsed = parse_object(event(1, user_id=user_id, event_id=event_id)).event
+    document = to_document(parsed, index=index)
+    assert orjson.loads(document.header_json) == document.header
+    assert document.header == {"create": {"_index": index, "_id": document.id, "routing": user_id}}
 
 
 def test_events_larger_than_a_chunk_are_refused_without_a_request():

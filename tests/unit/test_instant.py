@@ -78,3 +78,38 @@ def test_a_parsed_text_renders_for_elasticsearch_as_its_instant_does(
     text = whole + (f"{comma}{fraction_text}" if digits else "") + offset
     parsed = Instant.parse(text)
     assert parsed.to_elasticsearch() == Instant(parsed.nanos).to_elasticsearch()
+
+
+def _outcome(parse, text: str) -> tuple[int, str] | str:
+    try:
+        instant = parse(text)
+    except InvalidInstant as err:
+        return f"refused: {err}"
+    return instant.nanos, instant.to_elasticsearch()
+
+
+@given(
+    st.sampled_from(["1969", "1970", "2026", "2262", "2263", "9999"]),
+    st.sampled_from(["01", "02", "04", "12", "13", "00"]),
+    st.sampled_from(["01", "10", "11", "28", "29", "30", "31", "32"]),
+    st.sampled_from(["00", "09", "19", "23", "24", "29"]),
+    st.sampled_from(["00", "47", "59", "60"]),
+    st.sampled_from(["00", "16", "17", "59", "60"]),
+    st.text(alphabet="0123456789", max_size=10),
+    st.sampled_from(["Z", "z", "+00:00", "", " ", "Zx"]),
+)
+def test_the_utc_shortcut_agrees_with_the_general_parse(
+    year: str, month: str, day: str, hour: str, minute: str, second: str, digits: str, end: str
+):
+    """The common UTC form is recognised by a shortcut; whatever the text, the instant
+    (or the refusal) is the one the general parse gives, nanoseconds counted lazily."""
+    fraction = f".{digits}" if digits else ""
+    text = f"{year}-{month}-{day}T{hour}:{minute}:{second}{fraction}{end}"
+    assert _outcome(Instant.parse, text) == _outcome(Instant._parse_any, text)
+
+
+def test_an_instant_parsed_by_the_shortcut_compares_and_hashes_by_its_nanoseconds():
+    fast = Instant.parse("2262-04-10T23:59:59.999999999Z")
+    assert fast == Instant(fast.nanos) and hash(fast) == hash(Instant(fast.nanos))
+    assert Instant.parse("1970-01-01T00:00:00Z").nanos == 0
+    assert Instant.parse("2262-04-11T23:47:16.854775807Z").nanos == 2**63 - 1
