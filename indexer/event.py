@@ -4,18 +4,19 @@ Java producers emit camelCase (`userId`), Python ones snake_case (`user_id`); bo
 validate to the same `Event`, so both give the same document and the same id.
 """
 
-from typing import Annotated, Any, Self
+from typing import Annotated, Any
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import core_schema
 
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant
@@ -24,17 +25,66 @@ from session_recall.core.limits import MAX_ID_CHARS
 # One event is one message, not a document store: larger texts are a producer bug.
 DEFAULT_MAX_TEXT_BYTES = 1_000_000
 CONTEXT_MAX_TEXT_BYTES = "max_text_bytes"
+# The kinds of an identifier's errors, for a renderer that words them (`parsing`).
+ID_EMPTY, ID_TOO_LONG = "identifier_empty", "identifier_too_long"
+# Every character `str.isspace` takes (a unit test holds them equal): an identifier of
+# these alone is empty, as `str.strip` sees it.
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_NOT_BLANK = "[^" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]"
 
 
-def _identifier(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty")
-    if len(value) > MAX_ID_CHARS:
-        raise ValueError(f"is {len(value)} characters long; the limit is {MAX_ID_CHARS}")
-    return value
+class _IdentifierChecks:
+    """A non-empty id of at most MAX_ID_CHARS characters, checked by pydantic-core
+    itself: a Python validator per id field cost a call each, four or five per event."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.chain_schema(
+            [
+                core_schema.str_schema(),
+                core_schema.custom_error_schema(
+                    core_schema.str_schema(pattern=_NOT_BLANK),
+                    custom_error_type=ID_EMPTY,
+                    custom_error_message="must not be empty",
+                ),
+                core_schema.custom_error_schema(
+                    core_schema.str_schema(max_length=MAX_ID_CHARS),
+                    custom_error_type=ID_TOO_LONG,
+                    custom_error_message=f"is longer than the limit of {MAX_ID_CHARS} characters",
+                ),
+            ]
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, _schema: core_schema.CoreSchema, _handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
 
 
-Identifier = Annotated[str, AfterValidator(_identifier)]
+Identifier = Annotated[str, _IdentifierChecks]
+
+
+def _content_id(data: dict[str, Any]) -> str:
+    """The id of an event that came without one (see `derived_event_id`), from its
+    validated fields: `event_id` is declared last, so they are all there."""
+    return digest(
+        [
+            data["user_id"],
+            data["session_id"],
+            data["timestamp"].nanos,
+            data["type"],
+            data["text"],
+            data["contact_id"],
+            data["inbox_id"],
+            data["conversation_type"],
+        ]
+    )
 
 
 class Event(BaseModel):
@@ -44,11 +94,6 @@ class Event(BaseModel):
         extra="forbid", populate_by_name=True, alias_generator=to_camel, frozen=True
     )
 
-    event_id: Identifier = Field(
-        default="",
-        description="Producer's id, unique per user. When absent it is derived from the "
-        "content, so replaying the same event never stores it twice.",
-    )
     user_id: Identifier
     session_id: Identifier
     timestamp: Instant = Field(description="ISO-8601 with Z or an offset; nanoseconds kept.")
@@ -58,6 +103,12 @@ class Event(BaseModel):
     inbox_id: Identifier | None = None
     conversation_type: Identifier = "chat"
     metadata: dict[str, Any] | None = Field(default=None, description="Stored, not indexed.")
+    # Last: its default is derived from every field above, once they are validated.
+    event_id: Identifier = Field(
+        default_factory=_content_id,
+        description="Producer's id, unique per user. When absent it is derived from the "
+        "content, so replaying the same event never stores it twice.",
+    )
 
     @field_validator("text")
     @classmethod
@@ -68,13 +119,6 @@ class Event(BaseModel):
             raise ValueError(f"is over the {limit}-byte limit")
         return value
 
-    @model_validator(mode="after")
-    def _derive_event_id(self) -> Self:
-        if not self.event_id:
-            # The model is frozen for callers; this is its own construction step.
-            object.__setattr__(self, "event_id", derived_event_id(self))
-        return self
-
 
 def derived_event_id(event: Event) -> str:
     """The id of an event that came without one: a digest of every content field.
@@ -82,15 +126,4 @@ def derived_event_id(event: Event) -> str:
     `metadata` is left out on purpose: producers often fill it with delivery details
     (attempt counts, latencies) that differ between a send and its retry.
     """
-    return digest(
-        [
-            event.user_id,
-            event.session_id,
-            event.timestamp.nanos,
-            event.type,
-            event.text,
-            event.contact_id,
-            event.inbox_id,
-            event.conversation_type,
-        ]
-    )
+    return _content_id(event.__dict__)

@@ -11,7 +11,13 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
-from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES, Event
+from session_recall.core.limits import MAX_ID_CHARS
+from session_recall.indexer.event import (
+    CONTEXT_MAX_TEXT_BYTES,
+    DEFAULT_MAX_TEXT_BYTES,
+    ID_TOO_LONG,
+    Event,
+)
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
@@ -83,7 +89,15 @@ def explain(err: ValidationError) -> str:
     for error in err.errors(include_url=False):
         where = ".".join(str(part) for part in error["loc"]) or "event"
         kind = error["type"]
-        if kind == "extra_forbidden" and where in _FIELDS:
+        if kind == "default_factory_not_called":
+            continue  # the derived id, not derived because another field is wrong
+        if kind == ID_TOO_LONG:
+            length = len(error["input"])
+            problems.append(
+                f"{_BY_ALIAS.get(where, where)}: is {length} characters long; "
+                f"the limit is {MAX_ID_CHARS}"
+            )
+        elif kind == "extra_forbidden" and where in _FIELDS:
             problems.append(f"{where} is given twice (as {where} and {_FIELDS[where]})")
         elif kind == "extra_forbidden":
             problems.append(f"unknown field {where!r}; the fields are {_EXPECTED}")

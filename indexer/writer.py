@@ -51,9 +51,12 @@ _NO_COPY_THERE = frozenset({"index_not_found_exception", "index_closed_exception
 
 
 class WriterOptions(BaseModel):
-    # 1,000 small events make a bulk of a few hundred KB: big enough to amortize a
-    # round trip, small enough that a retry resends little.
-    chunk_events: int = Field(default=1000, ge=1)
+    # 2,000 small events make a bulk of about half a MB: big enough to amortize a
+    # chunk's three requests (tombstones, bulk, tombstones), each about 0.7 ms of the
+    # client's CPU, small enough that a retry resends little. (Measured on 165,000
+    # events: 1,000 cost 2 µs of CPU per event more; 4,000 cost more again, in
+    # sending the body and reading the answer.)
+    chunk_events: int = Field(default=2000, ge=1)
     # Well under the 100 MB request limit, and bounded memory whatever the texts.
     chunk_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
     retry: RetryPolicy = RetryPolicy()

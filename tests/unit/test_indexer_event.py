@@ -159,3 +159,34 @@ def test_derived_ids_differ_for_different_content(first: dict, second: dict):
     b = _event({k: v for k, v in second.items() if v is not None})
     same = a.model_dump(exclude={"event_id"}) == b.model_dump(exclude={"event_id"})
     assert (a.event_id == b.event_id) == same
+
+
+def test_derived_ids_stay_what_earlier_releases_stored():
+    """A replay must meet the copy an earlier release stored: the derivation is fixed."""
+    value = {k: v for k, v in SNAKE.items() if k != "event_id"}
+    assert _event(value).event_id == (
+        "488426adf9f7183826670d1e124ac3411c60a778ca3bf6f050174c85be49c845"
+    )
+
+
+def test_the_whitespace_an_identifier_may_not_be_made_of_is_pythons():
+    import sys
+
+    from session_recall.indexer.event import WHITESPACE
+
+    every = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+    assert every == WHITESPACE
+
+
+@given(st.text(max_size=8) | st.text(alphabet=" \t\x1c\x85\u3000x", max_size=8), st.booleans())
+def test_an_identifier_is_refused_exactly_when_blank_or_too_long(text: str, long: bool):
+    """pydantic-core checks ids; the rule is Python's: blank as `strip` sees it."""
+    user_id = text * 600 if long and text else text
+    outcome = parse_object({**SNAKE, "user_id": user_id})
+    if not user_id.strip():
+        assert isinstance(outcome, Rejected) and outcome.reason == "user_id: must not be empty"
+    elif len(user_id) > 512:
+        assert isinstance(outcome, Rejected)
+        assert outcome.reason == f"user_id: is {len(user_id)} characters long; the limit is 512"
+    else:
+        assert isinstance(outcome, Parsed) and outcome.event.user_id == user_id
