@@ -138,6 +138,15 @@ class Writer:
 
         With a `deadline`, every request and retry fits before it: past it, the write
         raises `WriteUnavailable` rather than retrying on.
+        """
+        for chunk in self.write_chunks(submissions, deadline=deadline):
+            yield from chunk
+
+    def write_chunks(
+        self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
+    ) -> Iterator[list[Written]]:
+        """`write`'s results a chunk at a time, for a caller whose bookkeeping is
+        cheaper per chunk than per event.
 
         One chunk is written in a worker thread while the next is parsed and
         serialized here: Elasticsearch indexes while Python prepares, instead of
@@ -162,15 +171,15 @@ class Writer:
                     # Nothing more for now: answer without waiting for more input, even
                     # when the burst ended exactly on a chunk boundary.
                     if in_flight is not None:
-                        yield from _finished(*in_flight)
+                        yield _finished(*in_flight)
                         in_flight = None
                     continue
                 sent = (chunk, worker.submit(self._write_chunk, chunk))
                 if in_flight is not None:
-                    yield from _finished(*in_flight)
+                    yield _finished(*in_flight)
                 in_flight = sent
             if in_flight is not None:
-                yield from _finished(*in_flight)
+                yield _finished(*in_flight)
 
     def _check_layout(self) -> None:
         if self._granularity is not None:
@@ -443,11 +452,13 @@ def _found(client: Elasticsearch, docs: list[dict[str, str]]) -> list[tuple[str,
     return found
 
 
-def _finished(chunk: list[_Pending], done: "Future[None]") -> Iterator[Written]:
+def _finished(chunk: list[_Pending], done: "Future[None]") -> list[Written]:
     done.result()  # re-raises what the worker raised
+    written = []
     for item in chunk:
-        assert item.result is not None
-        yield Written(item.submission, item.result)
+        assert item.result is not None  # every item of a written chunk has one
+        written.append(Written(item.submission, item.result))
+    return written
 
 
 def _rejected(event: Event, reason: str) -> EventResult:
