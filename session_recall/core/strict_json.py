@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 BOM = b"\xef\xbb\xbf"
+_CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union per call
 
 
 class InvalidJson(ValueError):
@@ -36,8 +37,10 @@ def loads(data: bytes) -> Any:
             ) from None
         raise InvalidJson(str(err)) from None
     # Whitespace around the value holds no key: a line's `\r`, say, changes nothing.
-    if isinstance(value, dict | list) and orjson.dumps(value) != data.strip():
-        json.loads(data, object_pairs_hook=_unique)
+    if isinstance(value, _CONTAINERS):
+        rendered = orjson.dumps(value)
+        if rendered != data and rendered != data.strip():
+            json.loads(data, object_pairs_hook=_unique)
     return value
 
 
