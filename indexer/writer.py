@@ -265,7 +265,7 @@ class Writer:
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
         live = [p for p in chunk if p.result is None]
-        erased = self._erased({s for p in live for s in p.scopes})  # (a)
+        erased = self._erased(live)  # (a)
         to_send: list[tuple[_Pending, Document]] = []
         refused: list[Document] = []
         for p in live:
@@ -312,7 +312,7 @@ class Writer:
         return [(p, doc) for (p, _), doc in zip(to_send, documents, strict=True)]
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
-        erased = self._erased({s for p, _, _ in stored for s in p.scopes})
+        erased = self._erased([p for p, _, _ in stored])
         if not erased:
             return
         doomed = [entry for entry in stored if _covered(entry[0], erased)]
@@ -376,16 +376,20 @@ class Writer:
             deadline=self._deadline,
         )
 
-    def _erased(self, scope_ids: set[str]) -> dict[str, int]:
+    def _erased(self, items: list[_Pending]) -> dict[str, int]:
+        """When each scope of `items` with a tombstone was erased."""
+
         def read() -> dict[str, int]:
             if not self._tombstones_seen:
                 # Looked for until it exists, then taken to: one request less per check.
                 if not tombstones.index_exists(self._es(), self._alias):
                     return {}
                 self._tombstones_seen = True
+            # Gathered only now: without a tombstone index there is nothing to ask.
+            scope_ids = {scope for item in items for scope in item.scopes}
             return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
 
-        if not scope_ids:
+        if not items:
             return {}
         return call_with_retries(
             read,
