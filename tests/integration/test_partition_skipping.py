@@ -173,9 +173,7 @@ class _Starts:
         return self.starts
 
 
-def test_a_look_back_the_first_pages_look_covered_is_not_sent_again(
-    es: Elasticsearch, alias: str
-):
+def test_a_look_back_the_first_pages_look_covered_is_not_sent_again(es: Elasticsearch, alias: str):
     # The two newest partitions began an hour and two ago: the first page's look at the
     # last day covered them, so the look further back starts at the next window.
     history = monthly("month-start", 1)
