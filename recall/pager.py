@@ -18,11 +18,14 @@ when there is a next page.
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
-comes with the first page: an aggregation sent beside it in one `msearch`, over the last
-day only (and anything stamped later), so Elasticsearch skips every older partition and
-the cost does not grow with the history. A match in that window is the latest match of
-all; only when there is none, and the page has a next one, is it looked for further
-back, window by window from the newest partition (see `partition_map`).
+comes with the first page: an aggregation sent beside it in one `msearch`, over the two
+newest partitions and the last day (and anything stamped later), so Elasticsearch skips
+every older partition and the cost does not grow with the history. A match in that
+window is the latest match of all; only when there is none, and the page has a next
+one, is it looked for further back, window by window from the newest partitions (see
+`partition_map`). Two partitions, not one: the newest is often young or still empty
+(the month just began; setup made it), and a look that finds nothing costs a round trip
+more than the aggregation over one more partition does.
 """
 
 import dataclasses
@@ -55,9 +58,10 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 1000
 # Elasticsearch's default `index.max_result_window`, which our index template keeps.
 DEFAULT_MAX_RESULT_WINDOW = 10_000
-# How far back the first page's look for the latest match reaches: the partition being
-# written, and the day's events in it. An active user's latest match is almost always
-# there; only when it is not are older partitions looked at (`_latest_further_back`).
+# How far back the first page's look for the latest match reaches, at least: the last
+# day, where an active user's latest match almost always is. It also reaches over the
+# two newest partitions; only when neither holds a match are older partitions looked
+# at (`_latest_further_back`).
 RECENT_WINDOW_NS = 24 * 3600 * 10**9
 _SORT_ONLY = "hits.hits.sort"
 
@@ -225,10 +229,10 @@ class Pager:
         self, filters: list[Body], criteria: Criteria, routing: str | None
     ) -> Instant | None:
         """The latest match, from the newest partitions back: the first window holding
-        a match holds the latest (each window reaches to the end of time). A window
-        inside the last day, which the first page's look covered, is not sent again
-        (on a month's first day, the newest partition's)."""
-        covered = _recent_start()
+        a match holds the latest (each window reaches to the end of time). A window the
+        first page's look covered (the newest partitions', the last day's) is not sent
+        again."""
+        covered = self._first_look_start(criteria)
         starts = [s for s in self._partitions.window_starts(criteria.since) if s < covered]
         for start in [*starts, None]:
             windowed = criteria if start is None else dataclasses.replace(criteria, since=start)
@@ -242,14 +246,21 @@ class Pager:
         self, body: Body, filters: list[Body], criteria: Criteria, routing: str | None
     ) -> tuple[Body, Body]:
         """The page's response, and the latest recent match's (one trip)."""
+        recent = _since(criteria, self._first_look_start(criteria))
         response, latest = transport.msearch(
             self._client,
             alias=self._alias,
-            bodies=[body, latest_body(search_query(filters, _recent(criteria)))],
+            bodies=[body, latest_body(search_query(filters, recent))],
             routing=routing,
             timeout=self.search_timeout,
         )
         return response, latest
+
+    def _first_look_start(self, criteria: Criteria) -> Instant:
+        """Where the first page's look for the latest match starts: a day ago, or the
+        start of the two newest partitions (the second look-back window) when earlier."""
+        windows = self._partitions.window_starts(criteria.since)[:2]
+        return min([_recent_start(), *windows[-1:]])
 
     def _search(self, body: Body, routing: str | None, filter_path: str | None = None) -> Body:
         return transport.search(
@@ -267,9 +278,8 @@ def _recent_start() -> Instant:
     return Instant(Instant.now().nanos - RECENT_WINDOW_NS)
 
 
-def _recent(criteria: Criteria) -> Criteria:
-    """The same query over the last day and after (`since`, when later, is kept)."""
-    start = _recent_start()
+def _since(criteria: Criteria, start: Instant) -> Criteria:
+    """The same query from `start` on (`since`, when later, is kept)."""
     since = criteria.since
     return dataclasses.replace(criteria, since=start if since is None else max(since, start))
 

@@ -9,6 +9,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from session_recall.recall import RecallItem
 
 NO_RESULTS = "No results found."
@@ -22,5 +24,10 @@ def render_items(items: Iterable[RecallItem], *, with_session: bool = True) -> s
         rows.append(row)
     if not rows:
         return NO_RESULTS
-    # Compact separators and raw UTF-8, as Jackson writes them in the reference.
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    # Compact separators and raw UTF-8, as Jackson writes them in the reference. orjson
+    # writes strings and nulls exactly as json.dumps does below, several times faster;
+    # it refuses a lone surrogate, which json.dumps writes as is.
+    try:
+        return orjson.dumps(rows).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))

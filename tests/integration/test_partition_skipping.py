@@ -76,12 +76,13 @@ def test_a_late_cursor_page_skips_the_earlier_monthly_partitions(es: Elasticsear
     assert last["skipped"] >= 20, last
 
 
-def test_the_first_page_looks_for_the_latest_match_in_the_newest_partition_only(
+def test_the_first_page_looks_for_the_latest_match_in_the_newest_partitions_only(
     es: Elasticsearch, alias: str
 ):
     # An active user: 24 months of history, and what they said a minute ago. The first
-    # page's latest-match search (it freezes the cursor chain) reaches back one day, so
-    # the older partitions are skipped; the chain still ends with the newest event.
+    # page's latest-match search (it freezes the cursor chain) reaches back over the two
+    # newest partitions (and the last day), so the older partitions are skipped; the
+    # chain still ends with the newest event.
     now = Instant.now()
     history = monthly("active", PER_MONTH)
     latest = event("just-now", user_id="active", session_id="s", text="we decided",
@@ -99,21 +100,22 @@ def test_the_first_page_looks_for_the_latest_match_in_the_newest_partition_only(
 def test_without_a_recent_match_the_chain_is_still_frozen_at_the_latest_match(
     es: Elasticsearch, alias: str
 ):
-    # No match in the last day: the latest match is looked for over the whole history
-    # (a second request), and an event that arrives during the chain, stamped after it
-    # but long before today, stays out of the chain.
+    # No match in the two newest partitions (this month's, which setup made, and June's,
+    # where only someone else spoke): the latest match is looked for further back (a
+    # second request), and an event that arrives during the chain, stamped after it but
+    # long before today, stays out of the chain.
     history = [
         event(f"old-{n:02d}", user_id="quiet", session_id="s", text="we decided",
               timestamp=Instant.parse(f"2025-03-{1 + n:02d}T12:00:00Z"))
         for n in range(15)
     ]  # fmt: skip
-    write_events(es, alias, history)
+    other = event("other", user_id="someone-else", session_id="s", text="we decided",
+                  timestamp=Instant.parse("2025-06-01T12:00:00Z"))  # fmt: skip
+    write_events(es, alias, [*history, other])
     seam, searcher = watched(es, alias, "quiet")
     first = searcher.search("we decided")
-    # The msearch's two answers, then the looks further back: this month's partition
-    # (which setup made, empty; not sent on a month's first day, when the last day's
-    # look covered it), then from March's start on.
-    assert len(seam.shards) in (3, 4), seam.shards
+    # The msearch's two answers, then one look further back, over everything.
+    assert len(seam.shards) == 3, seam.shards
     late = event("late", user_id="quiet", session_id="s", text="we decided",
                  timestamp=Instant.parse("2025-04-01T12:00:00Z"))  # fmt: skip
     write_events(es, alias, [late])
@@ -143,22 +145,23 @@ def test_a_page_searches_only_the_partitions_its_hits_are_in(es: Elasticsearch, 
 def test_the_latest_match_of_a_quiet_user_is_found_in_the_newest_partitions(
     es: Elasticsearch, alias: str
 ):
-    # Nothing in the last day: the latest match is looked for from the newest partition
-    # back (this month's, empty, then from July 2026 on), and found there, so the other
-    # 23 months are skipped. 20 matches a month: the first page needs one window.
+    # Nothing in the last day, nor this month (its partition is empty): the first
+    # page's look over the two newest partitions finds the latest match in July 2026, in
+    # the same trip as the page, and skips the other 23 months. 20 matches a month: the
+    # first page needs one window.
     history = monthly("dormant", 20, first_day=1)
     write_events(es, alias, history)
     seam, searcher = watched(es, alias, "dormant")
     first = searcher.search("we decided")
-    assert len(seam.shards) in (3, 4), seam.shards  # page, last day; one or two looks back
-    for further_back in seam.shards[2:]:
-        assert further_back["total"] >= 25 and further_back["skipped"] >= 23, further_back
+    assert len(seam.shards) == 2, seam.shards  # one trip: the page, the latest match
+    latest_search = seam.shards[1]
+    assert latest_search["total"] >= 25 and latest_search["skipped"] >= 23, latest_search
     assert first.next_cursor is not None
     assert served(searcher, "we decided") == [e["event_id"] for e in history]
 
 
 class _Starts:
-    """A partition map seam: the newest partition starts within the last day."""
+    """A partition map seam: the newest partitions start within the last day."""
 
     def __init__(self, starts: list[Instant]) -> None:
         self.starts = starts
@@ -170,20 +173,21 @@ class _Starts:
         return self.starts
 
 
-def test_a_look_back_the_last_days_look_covered_is_not_sent_again(es: Elasticsearch, alias: str):
-    # The newest partition began an hour ago: the first page's look at the last day
-    # covered it, so the look further back starts at the next one.
+def test_a_look_back_the_first_pages_look_covered_is_not_sent_again(es: Elasticsearch, alias: str):
+    # The two newest partitions began an hour and two ago: the first page's look at the
+    # last day covered them, so the look further back starts at the next window.
     history = monthly("month-start", 1)
     write_events(es, alias, history)
     seam = KeepsResponses(es)
-    an_hour_ago = Instant(Instant.now().nanos - 3600 * 10**9)
+    now = Instant.now().nanos
+    starts = [Instant(now - hours * 3600 * 10**9) for hours in (1, 2)]
     searcher = CrossSessionSearcher(
         seam,  # type: ignore[arg-type]  # the seam answers the calls recall makes
         alias=alias,
         user_id="month-start",
         cursor_key=KEY,
         page_size=10,
-        partitions=_Starts([an_hour_ago, Instant.parse("2026-07-01T00:00:00Z")]),  # type: ignore[typeddict-item]
+        partitions=_Starts([*starts, Instant.parse("2026-07-01T00:00:00Z")]),  # type: ignore[typeddict-item]
     )
     first = searcher.search("we decided")
     assert len(seam.shards) == 3, seam.shards  # the msearch's two, then one look back

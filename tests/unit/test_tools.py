@@ -144,6 +144,18 @@ def test_output_is_the_reference_json_array():
 
 
 @given(st.lists(st.tuples(st.text(min_size=1), st.text()), max_size=5))
+def test_output_is_compact_json_with_raw_utf8_whatever_the_text(rows):
+    items = [_Item(s, "2026-07-01T12:00:00Z", None, t) for s, t in rows]
+    expected = [
+        {"sessionId": s, "timestamp": "2026-07-01T12:00:00Z", "type": None, "text": t}
+        for s, t in rows
+    ]
+    out = render_items(items)
+    if rows:  # lone surrogates included
+        assert out == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.text()), max_size=5))
 def test_output_round_trips_as_json(rows):
     items = [_Item(s, "2026-07-01T12:00:00Z", "user", t) for s, t in rows]
     out = render_items(items)
