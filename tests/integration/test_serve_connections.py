@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from session_recall.http.server import ACCEPT_RESERVE, FD_RESERVE
+from session_recall.http.server import ACCEPT_RESERVE, FD_RESERVE, MAX_HEAD_BYTES
 from session_recall.node import wait_until
 from tests.support.serve import Served, ready, serving
 
@@ -117,6 +117,14 @@ def test_a_body_that_stalls_gets_408_and_an_idle_connection_is_closed(served: Se
         idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: sidecar\r\n\r\n")  # keep-alive
         (answer,) = _answers([idle], timeout=DEADLINE_S).values()
     assert _status(answer) == 200, answer
+
+
+def test_request_headers_over_the_bound_get_400_and_the_connection_is_closed(served: Served):
+    with socket.create_connection(("127.0.0.1", served.port), timeout=DEADLINE_S) as big:
+        padding = b"x" * (MAX_HEAD_BYTES + 1)
+        big.sendall(b"GET /healthz HTTP/1.1\r\nHost: sidecar\r\nX-Pad: " + padding + b"\r\n\r\n")
+        (answer,) = _answers([big], timeout=DEADLINE_S).values()
+    assert _status(answer) == 400, answer[:200]
 
 
 def test_a_flood_of_bad_requests_logs_a_few_lines_not_one_per_request(served: Served):
