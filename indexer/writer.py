@@ -282,11 +282,11 @@ class Writer:
         creates = [doc.action for _, doc in to_send]
         self._ensure_partitions({doc.index for _, doc in to_send})
         responses = self._send(creates)  # (b)
-        stored: list[tuple[_Pending, Document, ItemResponse]] = []
+        stored: list[tuple[_Pending, Document]] = []
         for (p, doc), response in zip(to_send, responses, strict=True):
             p.result = self._result(p.submission.event, doc.index, response)
             if p.result.stored:
-                stored.append((p, doc, response))
+                stored.append((p, doc))
         self._undo_erased(stored)  # (c)
 
     def _with_vectors(
@@ -311,8 +311,8 @@ class Writer:
         self._embedder_failing = error is not None
         return [(p, doc) for (p, _), doc in zip(to_send, documents, strict=True)]
 
-    def _undo_erased(self, stored: list[tuple[_Pending, Document, ItemResponse]]) -> None:
-        erased = self._erased([p for p, _, _ in stored])
+    def _undo_erased(self, stored: list[tuple[_Pending, Document]]) -> None:
+        erased = self._erased([p for p, _ in stored])
         if not erased:
             return
         doomed = [entry for entry in stored if _covered(entry[0], erased)]
@@ -321,10 +321,10 @@ class Writer:
         self._send(
             [
                 ({"delete": {"_index": doc.index, "_id": doc.id, "routing": doc.routing}}, None)
-                for _, doc, _ in doomed
+                for _, doc in doomed
             ]
         )
-        for p, _, _ in doomed:
+        for p, _ in doomed:
             p.result = _rejected(p.submission.event, SCOPE_ERASED)
 
     def _delete_copies(self, refused: list[Document]) -> None:
