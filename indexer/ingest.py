@@ -19,9 +19,10 @@ from session_recall.indexer.lines import Line
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
 from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
-from session_recall.indexer.results import IngestSummary
+from session_recall.indexer.results import SCOPE_ERASED, IngestSummary, Status
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
 
+_REJECTED = Status.REJECTED
 _TOO_LONG = "the line is too long to be an event; it was skipped"
 # Saving is an fsync or two; every half second keeps a crash's replay short without
 # making the disk the bottleneck.
@@ -127,14 +128,14 @@ def ingest(
             # A chunk's results at once: what is per chunk here (reporting, saving)
             # would cost more per event than the event's own bookkeeping.
             for chunk in writer.write_chunks(submissions()):
-                for written in chunk:
-                    ticket, original, number = written.submission.token
-                    result = written.result
-                    summary.count(result)
-                    if not result.stored and not result.erased:
+                results = [written.result for written in chunk]
+                summary.count_all(results)
+                for written, result in zip(chunk, results, strict=True):
+                    if result.status is _REJECTED and result.reason != SCOPE_ERASED:
                         # An erased scope's events are refused without a copy anywhere.
+                        _, original, number = written.submission.token
                         sink.write(original, f"line {number}: {result.reason}")
-                    progress.resolve(ticket)
+                progress.resolve_all([written.submission.token[0] for written in chunk])
                 if on_progress is not None:
                     on_progress(summary, progress.committed[0])
                 save(force=idle and progress.unresolved == 0)

@@ -6,35 +6,57 @@ line before it still waits in a bulk chunk. Checkpointing past that valid line w
 lose it on a crash, so positions are committed strictly in input order.
 """
 
-from collections import deque
+from collections.abc import Iterable
 from typing import Generic, TypeVar
 
 P = TypeVar("P")
 
+# Lines already committed are dropped from the front in batches of at least this many:
+# often enough to bound memory, rarely enough that the copy costs nothing per line.
+_COMPACT_AFTER = 4096
+
 
 class Progress(Generic[P]):
-    def __init__(self, committed: P) -> None:
-        self._next = 0
-        self._first = 0  # ticket of the oldest unresolved line
-        self._open: deque[tuple[P, bool]] = deque()
+    def __init__(self, committed: P, *, compact_after: int = _COMPACT_AFTER) -> None:
+        # Line `ticket` is at index `ticket - self._base`; those before `self._head` are
+        # committed. Lists indexed in place: a deque's middle costs a walk per lookup.
+        self._base = 0
+        self._head = 0
+        self._positions: list[P] = []
+        self._resolved = bytearray()
         self.committed = committed
+        self._compact_after = compact_after
 
     def open(self, position: P) -> int:
         """Register a line ending at `position`; returns its ticket."""
-        self._open.append((position, False))
-        self._next += 1
-        return self._next - 1
+        self._positions.append(position)
+        self._resolved.append(0)
+        return self._base + len(self._resolved) - 1
 
     def resolve(self, ticket: int) -> None:
-        index = ticket - self._first
-        if not 0 <= index < len(self._open):
-            raise ValueError(f"ticket {ticket} is not open")
-        position, _ = self._open[index]
-        self._open[index] = (position, True)
-        while self._open and self._open[0][1]:
-            self.committed, _ = self._open.popleft()
-            self._first += 1
+        self.resolve_all((ticket,))
+
+    def resolve_all(self, tickets: Iterable[int]) -> None:
+        """Resolve several lines at once (a chunk's): one pass, whatever their order."""
+        resolved, base, head = self._resolved, self._base, self._head
+        size = len(resolved)
+        for ticket in tickets:
+            index = ticket - base
+            if not head <= index < size or resolved[index]:
+                raise ValueError(f"ticket {ticket} is not open")
+            resolved[index] = 1
+        end = resolved.find(0, head)
+        end = size if end < 0 else end
+        if end == head:
+            return
+        self.committed = self._positions[end - 1]
+        self._head = end
+        if end >= self._compact_after and end * 2 >= size:
+            del self._positions[:end]
+            del self._resolved[:end]
+            self._base += end
+            self._head = 0
 
     @property
     def unresolved(self) -> int:
-        return len(self._open)
+        return len(self._resolved) - self._head

@@ -1,5 +1,6 @@
 """What happened to each event, and to a whole run."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -70,17 +71,25 @@ class IngestSummary(BaseModel):
     )
     dead_letter: Path | None = None
 
-    def count(self, result: EventResult) -> None:
+    def count_all(self, results: Iterable[EventResult]) -> None:
+        """Count a chunk's results at once."""
         # Counted in place: pydantic's checked assignment would cost more than the
         # event's own bookkeeping, once per event.
+        indexed = already_present = rejected = erased = 0
+        for result in results:
+            status = result.status
+            if status is _INDEXED:
+                indexed += 1
+            elif status is _ALREADY_PRESENT:
+                already_present += 1
+            else:
+                rejected += 1
+                erased += result.reason == SCOPE_ERASED
         counts = self.__dict__
-        if result.status is _INDEXED:
-            counts["indexed"] += 1
-        elif result.status is _ALREADY_PRESENT:
-            counts["already_present"] += 1
-        else:
-            counts["rejected"] += 1
-            counts["erased"] += result.erased
+        counts["indexed"] += indexed
+        counts["already_present"] += already_present
+        counts["rejected"] += rejected
+        counts["erased"] += erased
 
     def count_read(self, *, rejected: bool = False) -> None:
         """One more event read; `rejected` when it was refused before being sent."""

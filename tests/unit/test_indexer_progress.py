@@ -30,3 +30,25 @@ def test_resolving_a_ticket_twice_is_an_error():
     except ValueError:
         return
     raise AssertionError("a second resolve must fail")
+
+
+@given(st.data(), st.integers(1, 5))
+def test_lines_opened_and_resolved_in_batches_commit_the_resolved_prefix(data, compact_after):
+    """Lines opened while others resolve, a chunk's lines resolved at once, the front
+    dropped as it is committed: the committed position is still the end of the
+    longest resolved prefix, and every ticket still names its own line."""
+    progress = Progress(committed=0, compact_after=compact_after)
+    opened: list[int] = []
+    resolved: set[int] = set()
+    for _ in range(data.draw(st.integers(1, 30))):
+        for _ in range(data.draw(st.integers(0, 6))):
+            opened.append(progress.open(position=(len(opened) + 1) * 10))
+        waiting = [ticket for ticket in opened if ticket not in resolved]
+        batch = data.draw(st.lists(st.sampled_from(waiting), unique=True)) if waiting else []
+        progress.resolve_all(batch)
+        resolved.update(batch)
+        prefix = 0
+        while prefix in resolved:
+            prefix += 1
+        assert progress.committed == prefix * 10
+        assert progress.unresolved == len(opened) - prefix
