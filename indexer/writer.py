@@ -151,16 +151,21 @@ class Writer:
         One chunk is written in a worker thread while the next is parsed and
         serialized here: Elasticsearch indexes while Python prepares, instead of
         each waiting for the other. Chunks still go out, and come back, in order.
+        A chunk is handed to the worker only once the next one is ready to be
+        prepared meanwhile: a write of one chunk (a `serve` batch, a burst before a
+        `FLUSH`) is done in the calling thread, with no thread to start or wake.
         """
         self._deadline = deadline
         self._check_layout()
         self._check_index()
         prepare = self._prepare
         prepared = (item if isinstance(item, Flush) else prepare(item) for item in submissions)
+        held: list[_Pending] | None = None  # prepared, not sent yet
         in_flight: tuple[list[_Pending], Future[None]] | None = None
+        worker: ThreadPoolExecutor | None = None
         # Vectors are added in the bulk thread; the chunk bounds count them already.
         extra = vectors.vector_bytes(self._embedder)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk") as worker:
+        try:
             for chunk in chunks_and_flushes(
                 prepared,
                 max_count=self.options.chunk_events,
@@ -173,13 +178,29 @@ class Writer:
                     if in_flight is not None:
                         yield _finished(*in_flight)
                         in_flight = None
+                    if held is not None:
+                        yield self._written_here(held)
+                        held = None
                     continue
-                sent = (chunk, worker.submit(self._write_chunk, chunk))
-                if in_flight is not None:
-                    yield _finished(*in_flight)
-                in_flight = sent
+                if held is not None:
+                    if worker is None:
+                        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk")
+                    sent = (held, worker.submit(self._write_chunk, held))
+                    if in_flight is not None:
+                        yield _finished(*in_flight)
+                    in_flight = sent
+                held = chunk
             if in_flight is not None:
                 yield _finished(*in_flight)
+            if held is not None:
+                yield self._written_here(held)
+        finally:
+            if worker is not None:
+                worker.shutdown()
+
+    def _written_here(self, chunk: list[_Pending]) -> list[Written]:
+        self._write_chunk(chunk)
+        return _results(chunk)
 
     def _check_layout(self) -> None:
         if self._granularity is not None:
@@ -458,6 +479,10 @@ def _found(client: Elasticsearch, docs: list[dict[str, str]]) -> list[tuple[str,
 
 def _finished(chunk: list[_Pending], done: "Future[None]") -> list[Written]:
     done.result()  # re-raises what the worker raised
+    return _results(chunk)
+
+
+def _results(chunk: list[_Pending]) -> list[Written]:
     written = []
     for item in chunk:
         assert item.result is not None  # every item of a written chunk has one
