@@ -106,15 +106,15 @@ def send(
 
 
 def _body(actions: Sequence[Action], positions: list[int]) -> bytes:
-    parts: list[bytes] = []
+    lines: list[bytes] = []
+    append = lines.append
     for position in positions:
         header, body = actions[position]
-        parts.append(header if isinstance(header, bytes) else orjson.dumps(header))
-        parts.append(b"\n")
+        append(header if isinstance(header, bytes) else orjson.dumps(header))
         if body is not None:
-            parts.append(body)
-            parts.append(b"\n")
-    return b"".join(parts)
+            append(body)
+    append(b"")  # every line ends with a newline, the last one included
+    return b"\n".join(lines)
 
 
 def _post(client: Elasticsearch, body: bytes, params: dict[str, Any]) -> list[dict[str, Any]]:

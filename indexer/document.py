@@ -82,11 +82,6 @@ class Document:
             self.header_json,
         )
 
-    @property
-    def action(self) -> tuple[bytes, bytes]:
-        """(header, body) for `bulk.send`, both serialized."""
-        return self.header_json, self.body
-
 
 def to_document(event: Event, *, index: str) -> Document:
     """Raises `TypeError` for metadata orjson cannot encode."""

@@ -300,14 +300,19 @@ class Writer:
         if not to_send:
             return
         to_send = self._with_vectors(to_send)
-        creates = [doc.action for _, doc in to_send]
+        creates = [(doc.header_json, doc.body) for _, doc in to_send]
         self._ensure_partitions({doc.index for _, doc in to_send})
         responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document]] = []
-        for (p, doc), response in zip(to_send, responses, strict=True):
-            p.result = self._result(p.submission.event, doc.index, response)
-            if p.result.stored:
-                stored.append((p, doc))
+        for entry, response in zip(to_send, responses, strict=True):
+            p, doc = entry
+            if 200 <= response.status < 300:  # most: no call to word the result
+                p.result = EventResult(_INDEXED, p.submission.event.event_id)
+            else:
+                p.result = self._result(p.submission.event, doc.index, response)
+                if not p.result.stored:
+                    continue
+            stored.append(entry)
         self._undo_erased(stored)  # (c)
 
     def _with_vectors(
