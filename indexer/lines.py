@@ -10,6 +10,7 @@ first when it starts again (`checkpoint.rotated_file`, then `read_finished_file`
 `follow_file(rotated=...)`, which waits for it to be quiet the same way).
 """
 
+import itertools
 import os
 import select
 import threading
@@ -53,16 +54,26 @@ class _Splitter:
         self._number = 0
 
     def feed(self, block: bytes) -> Iterator[Line]:
-        start = 0
-        while (newline := block.find(b"\n", start)) >= 0:
-            piece = block[start:newline]
+        pieces = block.split(b"\n")
+        rest = pieces.pop()  # after the last newline: the start of a line to come
+        if pieces:
+            # The first line may end one that earlier blocks began.
+            first = pieces[0]
+            length = self._pending + len(first) + 1
             if self._buffer:
-                self._buffer += piece
-                piece = bytes(self._buffer)
+                self._buffer += first
+                first = bytes(self._buffer)
                 self._buffer.clear()
-            yield self._emit(piece, self._pending + newline - start + 1)
-            start = newline + 1
-        rest = block[start:]
+            yield self._emit(first, length)
+            # The others lie whole in this block: made here, not by a call per line.
+            limit, inode = self._max, self._inode
+            for piece in itertools.islice(pieces, 1, None):
+                self._position += len(piece) + 1
+                self._number += 1
+                if len(piece) > limit:
+                    yield Line(b"", self._number, self._position, inode, True)
+                else:
+                    yield Line(piece, self._number, self._position, inode)
         self._pending += len(rest)
         if not self._skipping:
             self._buffer += rest

@@ -36,6 +36,33 @@ def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newl
     assert [line.end for line in out] == ends
 
 
+@given(
+    _lines,
+    st.booleans(),
+    st.lists(st.integers(1, 40), min_size=1, max_size=10),
+    st.integers(0, 14),
+)
+def test_overlong_lines_are_flagged_whatever_the_block_boundaries(
+    lines, final_newline, cuts, max_line_bytes
+):
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    splitter = _Splitter(start=0, inode=7, max_line_bytes=max_line_bytes)
+    out, position = [], 0
+    for cut in cuts * (len(data) // sum(cuts) + 1):
+        out += splitter.feed(data[position : position + cut])
+        position += cut
+    out += splitter.finish()
+    expected = data.split(b"\n")
+    if expected[-1] == b"":
+        expected.pop()
+    assert [(line.data, line.too_long) for line in out] == [
+        (b"", True) if len(x) > max_line_bytes else (x, False) for x in expected
+    ]
+    assert [line.number for line in out] == list(range(1, len(expected) + 1))
+    assert {line.inode for line in out} <= {7}
+    assert (out[-1].end if out else 0) == len(data)
+
+
 def test_an_overlong_line_is_skipped_but_still_counted():
     data = b"short\n" + b"x" * 50 + b"\nafter\n"
     out = [x for x in read_stream(io.BytesIO(data), max_line_bytes=10) if isinstance(x, Line)]
