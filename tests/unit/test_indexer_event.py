@@ -133,6 +133,21 @@ def test_document_ids_fit_elasticsearch_whatever_the_ids():
 _ids = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20).filter(
     lambda s: s.strip()
 )
+
+
+@given(_ids, _ids)
+def test_a_documents_id_is_the_digest_of_its_user_and_event_ids(user_id, event_id):
+    event = _event({**SNAKE, "user_id": user_id, "event_id": event_id})
+    assert to_document(event, index="a").id == document_id(user_id=user_id, event_id=event_id)
+
+
+def test_document_ids_are_the_ones_stored_before():
+    """A replay must meet the copy an earlier release stored: the id never changes."""
+    assert document_id(user_id="alice", event_id="e-1") == (
+        "c41226f33f255e25dd56bb8c748c8c6a95194f8cab4e9b43dffab454ae8cb976"
+    )
+
+
 _content = st.fixed_dictionaries(
     {
         "user_id": _ids,
