@@ -44,9 +44,12 @@ class Lane:
     async def run(self, func: Callable[[], T], *, what: str) -> T:
         """`func()` in one of the lane's threads; `ElasticsearchUnavailable` when it has
         not returned within the deadline (waiting for a free thread included)."""
+        # A timeout around the await, not `wait_for`, which wraps the future in a task
+        # of its own per call.
         future = asyncio.get_running_loop().run_in_executor(self._threads, func)
         try:
-            return await asyncio.wait_for(future, self.deadline)
+            async with asyncio.timeout(self.deadline):
+                return await future
         except TimeoutError:
             raise ElasticsearchUnavailable(
                 f"Elasticsearch did not {what} within the {self.deadline:g} s deadline.",

@@ -86,8 +86,10 @@ class BoundTool:
     def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
         """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
-        # Logged without innerThought, which stays private to the model.
-        log.debug("%s %s", self.name, args.model_dump(by_alias=True))
+        # Logged without innerThought, which stays private to the model; dumped only
+        # when the line is written.
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s", self.name, args.model_dump(by_alias=True))
         try:
             return self.search(args, cursor)
         except SessionRecallError as err:

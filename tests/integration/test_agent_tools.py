@@ -139,6 +139,8 @@ def test_inner_thought_appears_in_no_output_and_no_log_line(
     with caplog.at_level(logging.DEBUG):
         outputs = [tool.call({"innerThought": THOUGHT, **call}).text for call in calls]
     assert caplog.records, "the DEBUG capture saw no log line at all"
+    # The call's own line is written at DEBUG, with the arguments but the thought.
+    assert any("we decided" in record.getMessage() for record in caplog.records)
     assert all(THOUGHT not in output for output in outputs)
     assert THOUGHT not in caplog.text
     assert all(THOUGHT not in str(record.args) for record in caplog.records)
