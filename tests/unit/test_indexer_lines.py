@@ -15,10 +15,10 @@ from session_recall.node import wait_until
 _lines = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30)
 
 
-@given(_lines, st.booleans(), st.lists(st.integers(1, 40), min_size=1, max_size=10))
-def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newline, cuts):
+def _split(lines, final_newline, cuts, splitter):
+    """The text of `lines` fed to `splitter` in blocks cut as `cuts` says (repeated), and
+    the lines a newline ends, as `str.split` sees them."""
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
-    splitter = _Splitter(start=100, inode=None, max_line_bytes=1000)
     out, position = [], 0
     for cut in cuts * (len(data) // sum(cuts) + 1):
         out += splitter.feed(data[position : position + cut])
@@ -27,6 +27,13 @@ def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newl
     expected = data.split(b"\n")
     if expected[-1] == b"":
         expected.pop()  # a final newline ends the last line; it does not start one
+    return data, out, expected
+
+
+@given(_lines, st.booleans(), st.lists(st.integers(1, 40), min_size=1, max_size=10))
+def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newline, cuts):
+    splitter = _Splitter(start=100, inode=None, max_line_bytes=1000)
+    data, out, expected = _split(lines, final_newline, cuts, splitter)
     assert [line.data for line in out] == expected
     assert [line.number for line in out] == list(range(1, len(expected) + 1))
     ends = [
@@ -45,16 +52,8 @@ def test_lines_and_positions_do_not_depend_on_block_boundaries(lines, final_newl
 def test_overlong_lines_are_flagged_whatever_the_block_boundaries(
     lines, final_newline, cuts, max_line_bytes
 ):
-    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
     splitter = _Splitter(start=0, inode=7, max_line_bytes=max_line_bytes)
-    out, position = [], 0
-    for cut in cuts * (len(data) // sum(cuts) + 1):
-        out += splitter.feed(data[position : position + cut])
-        position += cut
-    out += splitter.finish()
-    expected = data.split(b"\n")
-    if expected[-1] == b"":
-        expected.pop()
+    data, out, expected = _split(lines, final_newline, cuts, splitter)
     assert [(line.data, line.too_long) for line in out] == [
         (b"", True) if len(x) > max_line_bytes else (x, False) for x in expected
     ]
