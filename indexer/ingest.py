@@ -10,6 +10,7 @@ from pathlib import Path
 
 from elasticsearch import Elasticsearch
 
+from session_recall.core import strict_json
 from session_recall.embeddings import Embedder
 from session_recall.indexer import checkpoint, collector
 from session_recall.indexer.checkpoint import Position
@@ -74,8 +75,11 @@ def ingest(
     check_outputs(dead_letter, checkpoint_path)
     summary = IngestSummary(dead_letter=dead_letter)
     start = start or Position()
-    # Positions as plain tuples: a pydantic model per line would cost more than the line.
-    progress: Progress[tuple[int, int | None]] = Progress((start.offset, start.inode))
+    # A line's ticket is all its submission carries: the line itself (its text for a
+    # refusal's dead letter, its number, the position after it) is kept by `progress`,
+    # which holds it anyway. A tuple or a parsed copy per event in flight cost more
+    # than their own making: each is an object more in memory that no cache holds.
+    progress: Progress[Line] = Progress(Line(b"", 0, start.offset, start.inode))
     writer = Writer(client, alias, options=options, embedder=embedder)
     if checkpoint_path is not None and start.inode is not None:
         # At once: a run killed before its first acknowledgement, with the file rotated
@@ -87,12 +91,12 @@ def ingest(
     def save(force: bool = False) -> None:
         nonlocal saved, last_save
         due = force or time.monotonic() - last_save >= CHECKPOINT_EVERY_S
-        if checkpoint_path is None or not due or progress.committed == saved:
+        if checkpoint_path is None or not due or progress.committed is saved:
             return
         sink.sync()  # dead letters first: the checkpoint must not pass unsaved refusals
-        offset, inode = progress.committed
-        checkpoint.save(checkpoint_path, Position(offset=offset, inode=inode))
-        saved, last_save = progress.committed, time.monotonic()
+        committed = progress.committed
+        checkpoint.save(checkpoint_path, Position(offset=committed.end, inode=committed.inode))
+        saved, last_save = committed, time.monotonic()
 
     idle = False  # the input has nothing more for now: save as soon as all is resolved
 
@@ -109,7 +113,7 @@ def ingest(
                 parsed: Parsed | Rejected | None = Rejected("", _TOO_LONG)
             else:
                 parsed = parse_line(line.data, limits)
-            ticket = progress.open((line.end, line.inode))
+            ticket = progress.open(line)
             if parsed is None:
                 progress.resolve(ticket)
                 continue
@@ -120,8 +124,7 @@ def ingest(
                 save()
             else:
                 summary.count_read()
-                # The token: what a refusal by Elasticsearch needs, back with the result.
-                yield Submission(parsed.event, token=(ticket, parsed.original, line.number))
+                yield Submission(parsed.event, token=ticket)
 
     with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
         try:
@@ -133,11 +136,13 @@ def ingest(
                 for written, result in zip(chunk, results, strict=True):
                     if result.status is _REJECTED and result.reason != SCOPE_ERASED:
                         # An erased scope's events are refused without a copy anywhere.
-                        _, original, number = written.submission.token
-                        sink.write(original, f"line {number}: {result.reason}")
-                progress.resolve_all([written.submission.token[0] for written in chunk])
+                        line = progress.item(written.submission.token)
+                        # As it was received: the line parsed before, so it parses.
+                        original = strict_json.loads(line.data)
+                        sink.write(original, f"line {line.number}: {result.reason}")
+                progress.resolve_all([written.submission.token for written in chunk])
                 if on_progress is not None:
-                    on_progress(summary, progress.committed[0])
+                    on_progress(summary, progress.committed.end)
                 save(force=idle and progress.unresolved == 0)
         finally:
             summary.dead_lettered = sink.count

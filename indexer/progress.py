@@ -33,6 +33,11 @@ class Progress(Generic[P]):
         self._resolved.append(0)
         return self._base + len(self._resolved) - 1
 
+    def item(self, ticket: int) -> P:
+        """What `open` registered for a ticket not yet compacted away (an unresolved
+        one, or one of the chunk being resolved)."""
+        return self._positions[ticket - self._base]
+
     def resolve(self, ticket: int) -> None:
         self.resolve_all((ticket,))
 

@@ -52,3 +52,11 @@ def test_lines_opened_and_resolved_in_batches_commit_the_resolved_prefix(data, c
             prefix += 1
         assert progress.committed == prefix * 10
         assert progress.unresolved == len(opened) - prefix
+
+
+def test_an_open_ticket_keeps_its_item_while_earlier_ones_are_compacted_away():
+    progress = Progress(committed="start", compact_after=2)
+    tickets = [progress.open(f"line {i}") for i in range(5)]
+    progress.resolve_all(tickets[:3])  # committed past 3 lines: compacted
+    assert progress.committed == "line 2"
+    assert [progress.item(t) for t in tickets[3:]] == ["line 3", "line 4"]
