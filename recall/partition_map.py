@@ -20,6 +20,7 @@ a partition's (the single-index layout's) is in every window. A key that may not
 it, or no partitions at all, gives no windows: one search, as before.
 """
 
+import bisect
 import time
 from collections.abc import Callable, Sequence
 
@@ -35,22 +36,33 @@ REFRESH_S = 60.0
 def window_ends(ends: Sequence[Instant], since: Instant | None) -> list[Instant]:
     """The ends of the windows before the last, open one: the end of the first
     partition after `since`, then of the first 2, 4, 8... of them."""
-    return _doubling(sorted({end for end in ends if since is None or end > since}))
+    return _ends_after(sorted(set(ends)), since)
 
 
 def window_starts(starts: Sequence[Instant], since: Instant | None) -> list[Instant]:
     """The starts of the latest-match windows before the last, whole one: the start of
     the newest partition, then of the newest 2, 4, 8... (none at or before `since`)."""
-    newest = sorted({s for s in starts if since is None or s > since}, reverse=True)
-    return _doubling(newest)
+    return _starts_after(sorted(set(starts)), since)
 
 
-def _doubling(items: list[Instant]) -> list[Instant]:
-    """The 1st, 2nd, 4th, 8th... of `items`."""
-    picked, count = [], 1
-    while count <= len(items):
-        picked.append(items[count - 1])
-        count *= 2
+def _ends_after(ascending: Sequence[Instant], since: Instant | None) -> list[Instant]:
+    """`window_ends` of distinct instants already in ascending order."""
+    first = 0 if since is None else bisect.bisect_right(ascending, since)
+    return [ascending[first + n - 1] for n in _doubling(len(ascending) - first)]
+
+
+def _starts_after(ascending: Sequence[Instant], since: Instant | None) -> list[Instant]:
+    """`window_starts` of distinct instants already in ascending order."""
+    first = 0 if since is None else bisect.bisect_right(ascending, since)
+    return [ascending[-n] for n in _doubling(len(ascending) - first)]
+
+
+def _doubling(count: int) -> list[int]:
+    """1, 2, 4, 8... up to `count`: which of `count` items the windows take."""
+    picked, n = [], 1
+    while n <= count:
+        picked.append(n)
+        n *= 2
     return picked
 
 
@@ -69,21 +81,28 @@ class PartitionMap:
         self._alias = alias
         self._refresh_s = refresh_s
         self._clock = clock
-        self._known: list[Partition] = []
+        # Distinct and in ascending order, sorted once per read: every first page asks
+        # for both, and sorting them each time cost a fifth of a recall's CPU (70
+        # partitions, an `Instant` comparison in Python each step).
+        self._ends: list[Instant] = []
+        self._starts: list[Instant] = []
         self._read_at: float | None = None
 
     def window_ends(self, since: Instant | None) -> list[Instant]:
-        return window_ends([p.end for p in self._partitions()], since)
+        self._refresh()
+        return _ends_after(self._ends, since)
 
     def window_starts(self, since: Instant | None) -> list[Instant]:
-        return window_starts([p.start for p in self._partitions()], since)
+        self._refresh()
+        return _starts_after(self._starts, since)
 
-    def _partitions(self) -> list[Partition]:
+    def _refresh(self) -> None:
         now = self._clock()
         if self._read_at is None or now - self._read_at >= self._refresh_s:
-            self._known = self._read()
+            known = self._read()
+            self._ends = sorted({p.end for p in known})
+            self._starts = sorted({p.start for p in known})
             self._read_at = now
-        return self._known
 
     def _read(self) -> list[Partition]:
         try:
