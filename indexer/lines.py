@@ -172,6 +172,12 @@ def follow_file(
             if not at_rest:
                 yield FLUSH
                 at_rest = True
+                # Read again before judging anything: while the consumer worked on the
+                # FLUSH (a bulk request can outlast `rotation_quiet`), the file was not
+                # looked at, and a renamed file that grew meanwhile would count as
+                # quiet and be left with those lines unread. Quiet is only ever decided
+                # right after a read that found nothing.
+                continue
             if rotated_since is None:
                 change = _change(path, inode, file.tell())
                 if change == "rotated":

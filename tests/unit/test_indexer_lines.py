@@ -2,6 +2,7 @@
 tailing across rotation and truncation."""
 
 import io
+import itertools
 import threading
 from pathlib import Path
 
@@ -167,3 +168,31 @@ def test_the_new_file_is_read_once_the_renamed_one_has_been_quiet(tmp_path: Path
     inodes = [line.inode for line in _lines(sink)]
     assert inodes[:3] == [rotated.stat().st_ino] * 3
     assert inodes[3] == path.stat().st_ino
+
+
+def test_what_the_renamed_file_gained_while_the_consumer_worked_is_read_before_leaving_it(
+    tmp_path: Path,
+):
+    # The follower is a generator: while its consumer works on a FLUSH (a bulk request,
+    # which can outlast the quiet period), it does not look at the file. What the
+    # writer appended meanwhile is read before the renamed file counts as quiet; with
+    # no quiet period at all, leaving it then would otherwise lose those lines.
+    path, rotated = tmp_path / "events.ndjson", tmp_path / "events.ndjson.1"
+    rotated.write_bytes(b"a1\n")  # renamed while a run was down; its writer still on it
+    path.write_bytes(b"b1\n")
+    stop = threading.Event()
+    items = follow_file(
+        path, start=0, stop=stop, poll_interval=0.01, rotation_quiet=0.0, rotated=rotated
+    )
+    guard = threading.Timer(10, stop.set)  # ends the follow, should the test go wrong
+    guard.start()
+    try:
+        assert _data([next(items)]) == [b"a1"]
+        assert next(items) is FLUSH
+        with rotated.open("ab") as old:  # while the consumer works on that FLUSH
+            old.write(b"a2\n")
+        seen = list(itertools.takewhile(lambda item: _data([item]) != [b"b1"], items))
+        assert _data(seen) == [b"a2"], "the renamed file was left with lines unread"
+    finally:
+        guard.cancel()
+        items.close()
