@@ -11,22 +11,17 @@ import argparse
 import cProfile
 import os
 import pstats
-import resource
 import sys
 import time
 import uuid
 from pathlib import Path
 
+from bench.machine import own_cpu_s
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.indexer.ingest import ingest
 from session_recall.indexer.lines import read_stream
 from session_recall.templates import install
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     profiler = cProfile.Profile() if args.profile else None
     try:
         with args.path.open("rb") as stream:
-            cpu, wall = _cpu(), time.perf_counter()
+            cpu, wall = own_cpu_s(), time.perf_counter()
             if profiler:
                 profiler.enable()
             summary = ingest(
@@ -50,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if profiler:
                 profiler.disable()
-            cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+            cpu, wall = own_cpu_s() - cpu, time.perf_counter() - wall
         events = summary.read
         print(summary.line())
         print(

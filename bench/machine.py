@@ -1,14 +1,37 @@
-"""What the numbers were measured on: the machine, the node, the date."""
+"""What the numbers were measured on: the machine, the node, the date; and the CPU time
+spent, by this process and by the node."""
 
 import os
 import platform
+import resource
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import psutil
 from elasticsearch import Elasticsearch
+
+# Elasticsearch's `monitor.process.refresh_interval` (1 s), plus a margin.
+NODE_STATS_REFRESH_S = 1.2
+
+
+def own_cpu_s() -> float:
+    """CPU seconds this process has used so far (user + system, all its threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def node_cpu_s(client: Elasticsearch) -> float:
+    """CPU seconds the Elasticsearch node's process has used so far (all its threads;
+    work from other clients of the node counts too). The node refreshes the figure
+    once a second: wait that long so it covers what just happened."""
+    time.sleep(NODE_STATS_REFRESH_S)
+    nodes = client.nodes.stats(
+        node_id="_local", metric="process", filter_path="nodes.*.process.cpu.total_in_millis"
+    ).body["nodes"]
+    return sum(n["process"]["cpu"]["total_in_millis"] for n in nodes.values()) / 1000
 
 
 def cpu_model() -> str:

@@ -13,14 +13,13 @@ of the alias costs (`_shards.skipped` of the alias search).
 
 import argparse
 import os
-import resource
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
+from bench.machine import node_cpu_s, own_cpu_s
 from bench.took import TookRecorder
 from session_recall.client import make_client
 from session_recall.config import Settings
@@ -28,32 +27,17 @@ from session_recall.tools import cross_session_tool
 from session_recall.tools.searchers import searchers_for
 
 WARMUP = 20
-# Elasticsearch's `monitor.process.refresh_interval` (1 s), plus a margin.
-NODE_STATS_REFRESH_S = 1.2
-
-
-def _own_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _node_cpu_s(client: Elasticsearch) -> float:
-    time.sleep(NODE_STATS_REFRESH_S)  # the figure covers what just happened
-    nodes = client.nodes.stats(
-        node_id="_local", metric="process", filter_path="nodes.*.process.cpu.total_in_millis"
-    ).body["nodes"]
-    return sum(n["process"]["cpu"]["total_in_millis"] for n in nodes.values()) / 1000
 
 
 def _per_call(client: Elasticsearch, calls: int, call: Callable[[], Any]) -> tuple[float, float]:
     """(this process's, the node's) CPU milliseconds per call of `call`."""
     for _ in range(WARMUP):
         call()
-    node, own = _node_cpu_s(client), _own_cpu_s()
+    node, own = node_cpu_s(client), own_cpu_s()
     for _ in range(calls):
         call()
-    own = _own_cpu_s() - own
-    node = _node_cpu_s(client) - node
+    own = own_cpu_s() - own
+    node = node_cpu_s(client) - node
     return own / calls * 1000, node / calls * 1000
 
 

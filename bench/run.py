@@ -34,8 +34,6 @@ from session_recall.templates import install, uninstall
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 SINCE_SHARE = 0.1  # `since` keeps the newest tenth of the history
-# Elasticsearch's `monitor.process.refresh_interval` (1 s), plus a margin.
-NODE_STATS_REFRESH_S = 1.2
 
 
 @dataclass(frozen=True)
@@ -125,14 +123,7 @@ class Run:
             time.sleep(1)
 
     def node_cpu_s(self) -> float:
-        """CPU seconds the Elasticsearch node's process has used so far (all its threads;
-        work from other clients of the node counts too). The node refreshes the figure
-        once a second: wait that long so it covers what just happened."""
-        time.sleep(NODE_STATS_REFRESH_S)
-        nodes = self.client.nodes.stats(
-            node_id="_local", metric="process", filter_path="nodes.*.process.cpu.total_in_millis"
-        ).body["nodes"]
-        return sum(n["process"]["cpu"]["total_in_millis"] for n in nodes.values()) / 1000
+        return machine.node_cpu_s(self.client)
 
     def dataset(self, events: int) -> generate.Summary:
         path = self.config.work_dir / f"events-{report.size_label(events)}.ndjson"

@@ -16,7 +16,6 @@ import argparse
 import http.client
 import itertools
 import json
-import resource
 import sys
 import threading
 import time
@@ -24,14 +23,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench.machine import own_cpu_s
 from bench.timing import percentile
 
 TIMEOUT_S = 120
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _bodies(path: str, batch: int) -> Iterator[tuple[bytes, int]]:
@@ -74,7 +69,7 @@ def _drive(
         finally:
             connection.close()
 
-    cpu, began = _cpu(), time.perf_counter()
+    cpu, began = own_cpu_s(), time.perf_counter()
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for thread in threads:
         thread.start()
@@ -92,7 +87,7 @@ def _drive(
         "requests_per_s": len(latencies) / seconds,
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
-        "generator_cpu_s": _cpu() - cpu,
+        "generator_cpu_s": own_cpu_s() - cpu,
     }
 
 
