@@ -25,7 +25,7 @@ import httpx
 import orjson
 import psutil
 
-from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_of
+from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity, partition_of
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
@@ -123,9 +123,12 @@ def run_ours(
     return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
 
 
-def run_loader(es_url: str, alias: str, path: Path, events: int) -> IngestRun:
+def run_loader(
+    es_url: str, alias: str, path: Path, events: int, partition: Granularity = DEFAULT_GRANULARITY
+) -> IngestRun:
     """The plain loader (`bench.loader`): what a user would write instead of ours."""
     command = [sys.executable, "-m", "bench.loader", "--es-url", es_url, "--index", alias]
+    command += ["--partition", partition]
     return run_command([*command, str(path)], events)
 
 
@@ -175,9 +178,11 @@ class PreparedBulk:
     chunk_events: int
 
 
-def prepare_bulk(source: Path, alias: str, out: Path) -> PreparedBulk:
+def prepare_bulk(
+    source: Path, alias: str, out: Path, partition: Granularity = DEFAULT_GRANULARITY
+) -> PreparedBulk:
     """Serialize every event of `source` into `_bulk` bodies, chunked as the indexer
-    chunks, and write them to `out`."""
+    chunks, and write them to `out`; each event goes to its `partition` period's index."""
     options = WriterOptions()
 
     def documents() -> Any:
@@ -186,8 +191,8 @@ def prepare_bulk(source: Path, alias: str, out: Path) -> PreparedBulk:
                 parsed = parse_line(line)
                 if isinstance(parsed, Parsed):
                     stamp = parsed.event.timestamp
-                    partition = partition_of(alias, stamp, DEFAULT_GRANULARITY).index
-                    yield to_document(parsed.event, index=partition)
+                    index = partition_of(alias, stamp, partition).index
+                    yield to_document(parsed.event, index=index)
                 elif parsed is not None:
                     raise ValueError(f"the generator wrote an invalid event: {parsed.reason}")
 

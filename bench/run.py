@@ -24,11 +24,22 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench import generate, ingest_bench, machine, plot, report, scale, semantic, serve_bench
+from bench import (
+    generate,
+    ingest_bench,
+    loader,
+    machine,
+    plot,
+    report,
+    scale,
+    semantic,
+    serve_bench,
+)
 from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
+from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity
 from session_recall.templates import install, uninstall
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,6 +64,8 @@ class Config:
     quick: bool = False
     # --scale: keep each size's alias, and reuse a kept one whose count matches.
     keep: bool = False
+    # The period of every alias the run makes, the baselines' too.
+    partition: Granularity = DEFAULT_GRANULARITY
 
 
 def parse_size(text: str) -> int:
@@ -83,6 +96,7 @@ def config_from(args: argparse.Namespace) -> Config:
         work_dir=args.work_dir or (out / "work" if out else OUT / "work"),
         quick=quick,
         keep=args.keep,
+        partition=args.partition or DEFAULT_GRANULARITY,
     )
 
 
@@ -99,7 +113,7 @@ class Run:
 
     def alias(self, name: str) -> str:
         alias = f"bench-{self.run_id}-{name}"
-        install(self.client, alias)
+        install(self.client, alias, granularity=self.config.partition)
         self.aliases.append(alias)
         return alias
 
@@ -141,7 +155,7 @@ class Run:
         raw_alias = self.alias(f"raw-{label.lower()}")
         bodies = self.config.work_dir / f"bulk-{label}.bin"
         self.log(f"raw _bulk: preparing bodies for {data.events:,} events")
-        prepared = ingest_bench.prepare_bulk(data.path, raw_alias, bodies)
+        prepared = ingest_bench.prepare_bulk(data.path, raw_alias, bodies, self.config.partition)
         self.log("raw _bulk: posting")
         node_cpu = self.node_cpu_s()
         raw = ingest_bench.run_raw(self.es_url, prepared)
@@ -154,7 +168,9 @@ class Run:
         loader_alias = self.alias(f"loader-{label.lower()}")
         self.log(f"plain loader (json.loads + streaming_bulk) {data.path.name} -> {loader_alias}")
         node_cpu = self.node_cpu_s()
-        loader = ingest_bench.run_loader(self.es_url, loader_alias, data.path, data.events)
+        loader = ingest_bench.run_loader(
+            self.es_url, loader_alias, data.path, data.events, self.config.partition
+        )
         loader.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / loader.events * 1e6
         self.settle(loader_alias, data.events)
         self.drop(loader_alias)
@@ -406,6 +422,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="--scale: keep each size's history on the node, and on the next --keep run "
         "measure it again without loading it (when its count matches)",
+    )
+    parser.add_argument(
+        "--partition",
+        choices=sorted(loader.SUFFIX_CHARS),  # the periods the plain loader writes to
+        help="the period of every partition the run makes, as `setup --partition` sets it "
+        f"(default {DEFAULT_GRANULARITY})",
     )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
