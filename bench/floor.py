@@ -1,0 +1,81 @@
+"""The least CPU per event a loader can spend in Python: the room a CPU target leaves.
+
+    python -m bench.floor FILE [--stub]
+
+One loop in one thread, with none of `ingest`'s guarantees. orjson parses each line;
+the document is the one ours stores (the same `_id` digest, timestamp text, partition
+and routing), its create header and body serialized once each, 2,000 to a `_bulk`
+request posted with the client, whose answer is read for the statuses only. No
+validation, no duplicate-key check, no dead letters, no checkpoint, no tombstones, no
+progress, no worker thread. `--stub` stops before each request: what is spent before
+anything is sent.
+
+Loads FILE (events with their `event_id`, as `bench.generate` writes them) into a
+fresh alias, deleted afterwards, and prints this process's CPU per event: compare it
+with `python -m bench.ingest_cpu FILE`, run just before or after.
+"""
+
+import argparse
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import orjson
+
+from bench.loader import SNAKE
+from bench.machine import own_cpu_s
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.core.digest import digest
+from session_recall.core.instant import Instant
+from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_index
+from session_recall.templates import install, uninstall
+
+CHUNK_EVENTS = 2000  # the writer's default
+_STATUSES = "items.*.status"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--stub", action="store_true", help="send nothing")
+    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
+    args = parser.parse_args(argv)
+    client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
+    alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
+    install(client, alias)
+    events = stored = 0
+    try:
+        cpu = own_cpu_s()
+        with args.path.open("rb") as lines:
+            while batch := lines.readlines(CHUNK_EVENTS * 300):
+                parts: list[bytes] = []
+                for line in batch:
+                    event = {SNAKE.get(k, k): v for k, v in orjson.loads(line).items()}
+                    user = event["user_id"]
+                    stamp = Instant.parse(event["timestamp"])
+                    event["timestamp"] = stamp.to_elasticsearch()
+                    index = partition_index(alias, stamp, DEFAULT_GRANULARITY)
+                    doc_id = digest([user, event["event_id"]])
+                    header = {"create": {"_index": index, "routing": user, "_id": doc_id}}
+                    parts += (orjson.dumps(header), orjson.dumps(event))
+                events += len(batch)
+                if args.stub:
+                    continue
+                parts.append(b"")
+                answer = client.bulk(body=b"\n".join(parts), filter_path=_STATUSES).body
+                stored += sum(
+                    1 for item in answer["items"] for result in item.values()
+                    if result["status"] == 201
+                )  # fmt: skip
+        cpu = own_cpu_s() - cpu
+    finally:
+        uninstall(client, alias)
+    sent = "sent nothing (--stub)" if args.stub else f"stored {stored:,}"
+    print(f"{events:,} events, {sent}: {cpu / events * 1e6:.1f} µs CPU/event")
+    return 0 if args.stub or stored == events else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
