@@ -16,9 +16,11 @@ with `python -m bench.ingest_cpu FILE`, run just before or after.
 """
 
 import argparse
+import contextlib
 import os
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -28,12 +30,24 @@ from bench.machine import own_cpu_s
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.digest import digest
-from session_recall.core.instant import Instant
+from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_index
 from session_recall.templates import install, uninstall
 
 CHUNK_EVENTS = 2000  # the writer's default
 _STATUSES = "items.*.status"
+
+
+@contextlib.contextmanager
+def _plain_events_only(path: Path) -> Iterator[None]:
+    """No validation here: an event this loop cannot read ends the run, saying so."""
+    try:
+        yield
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError, InvalidInstant) as err:
+        raise SystemExit(
+            f"bench.floor: {path} holds an event it cannot read ({type(err).__name__}: "
+            f"{err}). It takes valid events with their event_id, as bench.generate writes them."
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     events = stored = 0
     try:
         cpu = own_cpu_s()
-        with args.path.open("rb") as lines:
+        with args.path.open("rb") as lines, _plain_events_only(args.path):
             while batch := lines.readlines(CHUNK_EVENTS * 300):
                 parts: list[bytes] = []
                 for line in batch:

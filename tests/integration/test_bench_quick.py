@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
+from bench.floor import main as floor_main
 from bench.run import main
+from tests.support.ndjson import event
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -69,3 +71,20 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
         assert size["ingest"]["events_per_s"] > 0
         assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
     assert not es.indices.get(index="bench-*-sem-*", allow_no_indices=True).body
+
+
+def test_the_floor_loop_stores_every_event_and_cleans_up(
+    es: Elasticsearch, es_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    path = tmp_path / "events.ndjson"
+    camel = {"userId": "bob", "sessionId": "s-b", "eventId": "b-1"}
+    lines = [json.dumps(event(i)) for i in range(50)]
+    lines.append(
+        json.dumps({**camel, "timestamp": "2026-07-02T10:00:00+02:00", "type": "t", "text": "x"})
+    )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    assert floor_main([str(path), "--es-url", es_url]) == 0
+
+    assert "51 events, stored 51:" in capsys.readouterr().out
+    assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
