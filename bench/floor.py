@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stub", action="store_true", help="send nothing")
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     args = parser.parse_args(argv)
+    if not args.path.is_file():
+        parser.error(f"{args.path} is not a file: give an NDJSON file of bench.generate's")
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
     alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
     install(client, alias)
