@@ -62,11 +62,22 @@ def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int)
 
 
 def neighbour_bodies(
-    user_id: str, session_id: str, position: list[Any], *, context: int
+    user_id: str,
+    session_id: str,
+    position: list[Any],
+    *,
+    context: int,
+    within: tuple[Instant, Instant] | None = None,
 ) -> tuple[Body, Body]:
     """The `context` events of the session just before `position` (sort values in the
-    event order) and just after it: nearest first for the ones before."""
-    filters = [{"term": {"user_id": user_id}}, {"term": {"session_id": session_id}}]
+    event order) and just after it: nearest first for the ones before. `within`: only
+    those stamped in that span (both ends included), which lets Elasticsearch skip
+    every partition outside it."""
+    filters: list[Body] = [{"term": {"user_id": user_id}}, {"term": {"session_id": session_id}}]
+    if within is not None:
+        start, end = within
+        bounds = {"gte": start.to_elasticsearch(), "lte": end.to_elasticsearch()}
+        filters.append({"range": {"timestamp": bounds}})
     ascending = event_order()
     descending = [{field: "desc" for field in key} for key in ascending]
     common = {

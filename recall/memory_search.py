@@ -8,7 +8,12 @@ shard:
 - `hybrid`: both in one `msearch`, fused by reciprocal rank (see `fusion` for why in
   the client). The default whenever an embedder is configured.
 
-Then one more `msearch` fetches each hit's neighbours in its session. When the query
+Then one more `msearch` fetches each hit's neighbours in its session, first within a
+day of the hit: without a time range, each of those searches would visit every
+partition of the alias, twenty searches for ten hits. A look that finds fewer than it
+asked for (the session's first or last turns, or turns a day apart) is sent again
+without the bound, in one more `msearch`, so the neighbours are the same either way.
+When the query
 cannot be embedded (no embedder, or it fails), the search runs on keywords and the
 result says so in `notice`: a question still gets an answer.
 """
@@ -43,6 +48,10 @@ from session_recall.recall.scope import required
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
+# How far from a hit its neighbours are looked for first: a session's turns are most
+# often minutes apart, and a day's span lets Elasticsearch skip all but a partition or
+# two (see `_neighbours`).
+NEIGHBOUR_WINDOW_NS = 24 * 3600 * 10**9
 
 _Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
 
@@ -151,12 +160,27 @@ class MemorySearcher:
     ) -> list[tuple[list[RecallItem], list[RecallItem]]]:
         if context == 0 or not events:
             return [([], []) for _ in events]
-        bodies: list[Body] = []
+        looks: list[tuple[Body, Body]] = []  # (within a day, unbounded), before then after
         for event in events:
-            position = [event.timestamp.nanos, event.event_id, self._user_id]
-            bodies.extend(
-                neighbour_bodies(self._user_id, event.session_id, position, context=context)
-            )
+            stamp, nanos = event.timestamp, event.timestamp.nanos
+            args = (self._user_id, event.session_id, [nanos, event.event_id, self._user_id])
+            earlier = (Instant(nanos - NEIGHBOUR_WINDOW_NS), stamp)
+            later = (stamp, Instant(nanos + NEIGHBOUR_WINDOW_NS))
+            before_near, _ = neighbour_bodies(*args, context=context, within=earlier)
+            _, after_near = neighbour_bodies(*args, context=context, within=later)
+            before_all, after_all = neighbour_bodies(*args, context=context)
+            looks += [(before_near, before_all), (after_near, after_all)]
+        found = self._msearch([near for near, _ in looks])
+        short = [i for i, hits in enumerate(found) if len(hits) < context]
+        if short:
+            for i, hits in zip(short, self._msearch([looks[i][1] for i in short]), strict=True):
+                found[i] = hits
+        items = [[_item(hit) for hit in hits] for hits in found]
+        # The ones before come nearest first; a reader wants them in order.
+        return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
+
+    def _msearch(self, bodies: list[Body]) -> list[list[Body]]:
+        """Each body's hits, in one round trip."""
         answers = transport.msearch(
             self._client,
             alias=self._alias,
@@ -164,9 +188,7 @@ class MemorySearcher:
             routing=self._user_id,
             timeout=self._search_timeout,
         )
-        items = [[_item(hit) for hit in transport.hits(answer)] for answer in answers]
-        # The ones before come nearest first; a reader wants them in order.
-        return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
+        return [transport.hits(answer) for answer in answers]
 
 
 def _key(hit: Body) -> _Key:

@@ -65,6 +65,34 @@ def test_a_hit_at_the_start_of_its_session_has_no_turn_before(es: Elasticsearch,
     ]
 
 
+def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, alias: str):
+    """Neighbours are looked for within a day of the hit first, then without the bound
+    when fewer were found: a session's turns months apart still come back, in order."""
+    turns = [
+        ("2025-11-30T10:00:00Z", "we met a quokka keeper at the zoo"),
+        ("2026-02-03T10:00:00Z", "the wombat question again"),
+        ("2026-02-03T10:05:00Z", "a wombat digs burrows"),
+        ("2026-05-20T10:00:00Z", "the keeper wrote back"),
+    ]
+    events = [
+        {"user_id": "carol", "session_id": "c-far", "event_id": f"c-{i}", "timestamp": stamp,
+         "type": "user_message", "text": text}
+        for i, (stamp, text) in enumerate(turns)
+    ]  # fmt: skip
+    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=alias)
+    searcher = Searchers(es, alias, KEY).memory(user_id="carol")
+
+    [hit] = searcher.search("wombat question", mode="keyword", limit=1, context=2).hits
+
+    assert hit.event.event_id == "c-1"
+    assert [e.event_id for e in hit.before] == ["c-0"]  # the only one, 65 days earlier
+    assert [e.event_id for e in hit.after] == ["c-2", "c-3"]  # 5 minutes, then 106 days
+    [hit] = searcher.search("burrows", mode="keyword", limit=1, context=1).hits
+    assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (["c-1"], ["c-3"])
+
+
 def test_since_until_and_types_keep_only_the_events_asked_for(es: Elasticsearch, alias: str):
     result = bob(es, alias, StaticEmbedder()).search(
         "euros",

@@ -87,3 +87,17 @@ def test_neighbour_queries_are_pinned_to_the_user_and_the_session():
         assert body["size"] == 2 and body["search_after"] == [5, "e5", "alice"]
     assert before["sort"][0] == {"timestamp": "desc"}
     assert after["sort"][0] == {"timestamp": "asc"}
+
+
+def test_a_bounded_neighbour_query_keeps_the_user_and_session_and_adds_the_span():
+    span = (Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-02T00:00:00Z"))
+    before, _ = neighbour_bodies("alice", "s1", [5, "e5", "alice"], context=2, within=span)
+    assert before["query"]["bool"]["filter"] == [
+        {"term": {"user_id": "alice"}},
+        {"term": {"session_id": "s1"}},
+        {
+            "range": {
+                "timestamp": {"gte": span[0].to_elasticsearch(), "lte": span[1].to_elasticsearch()}
+            }
+        },
+    ]
