@@ -164,8 +164,8 @@ class MemorySearcher:
         for event in events:
             stamp, nanos = event.timestamp, event.timestamp.nanos
             args = (self._user_id, event.session_id, [nanos, event.event_id, self._user_id])
-            earlier = (Instant(nanos - NEIGHBOUR_WINDOW_NS), stamp)
-            later = (stamp, Instant(nanos + NEIGHBOUR_WINDOW_NS))
+            earlier = (Instant.clamped(nanos - NEIGHBOUR_WINDOW_NS), stamp)
+            later = (stamp, Instant.clamped(nanos + NEIGHBOUR_WINDOW_NS))
             before_near, _ = neighbour_bodies(*args, context=context, within=earlier)
             _, after_near = neighbour_bodies(*args, context=context, within=later)
             before_all, after_all = neighbour_bodies(*args, context=context)

@@ -151,6 +151,11 @@ class Instant:
         return cls(micros * 1_000)
 
     @classmethod
+    def clamped(cls, nanos: int) -> "Instant":
+        """The instant nearest `nanos`: the first or the last there is, past either end."""
+        return cls(min(max(nanos, 0), _MAX_NANOS))
+
+    @classmethod
     def now(cls) -> "Instant":
         return cls.from_datetime(datetime.now(UTC))
 

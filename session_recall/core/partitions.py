@@ -30,7 +30,6 @@ GRANULARITIES: tuple[Granularity, ...] = get_args(Granularity)
 DEFAULT_GRANULARITY: Granularity = "month"
 
 _NANOS_PER_SECOND = 1_000_000_000
-_MAX_NANOS = 2**63 - 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?")
 
@@ -50,7 +49,7 @@ def _instant(day: date) -> Instant:
     the last partition end there (a week of 1970 starts in 1969)."""
     moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
     nanos = (moment - _EPOCH) // timedelta(seconds=1) * _NANOS_PER_SECOND
-    return Instant(min(max(nanos, 0), _MAX_NANOS))
+    return Instant.clamped(nanos)
 
 
 def _bounds(granularity: Granularity, day: date) -> tuple[str, date, date]:

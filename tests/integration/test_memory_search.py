@@ -93,6 +93,33 @@ def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, a
     assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (["c-1"], ["c-3"])
 
 
+def test_hits_at_the_first_and_the_last_instant_have_their_neighbours(
+    es: Elasticsearch, alias: str
+):
+    """A day around a hit reaches past 1970 or 2262 there: the span stops at the ends."""
+    stamps = [
+        "1970-01-01T00:00:00Z",
+        "1970-01-01T00:00:01Z",
+        "2262-04-11T23:47:16.854775806Z",
+        "2262-04-11T23:47:16.854775807Z",
+    ]
+    texts = ["the first aardvark", "after it", "before the end", "the last aardvark"]
+    events = [
+        {"user_id": "dave", "session_id": f"d-{i // 2}", "event_id": f"d-{i}", "timestamp": stamp,
+         "type": "user_message", "text": text}
+        for i, (stamp, text) in enumerate(zip(stamps, texts, strict=True))
+    ]  # fmt: skip
+    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=alias)
+
+    hits = Searchers(es, alias, KEY).memory(user_id="dave").search("aardvark", mode="keyword").hits
+
+    around = {h.event.event_id: ([e.event_id for e in h.before], [e.event_id for e in h.after])
+              for h in hits}  # fmt: skip
+    assert around == {"d-0": ([], ["d-1"]), "d-3": (["d-2"], [])}
+
+
 def test_since_until_and_types_keep_only_the_events_asked_for(es: Elasticsearch, alias: str):
     result = bob(es, alias, StaticEmbedder()).search(
         "euros",

@@ -113,3 +113,9 @@ def test_an_instant_parsed_by_the_shortcut_compares_and_hashes_by_its_nanosecond
     assert fast == Instant(fast.nanos) and hash(fast) == hash(Instant(fast.nanos))
     assert Instant.parse("1970-01-01T00:00:00Z").nanos == 0
     assert Instant.parse("2262-04-11T23:47:16.854775807Z").nanos == 2**63 - 1
+
+
+def test_clamped_keeps_an_instant_within_the_range():
+    assert Instant.clamped(-5) == Instant(0)
+    assert Instant.clamped(2**64) == Instant(2**63 - 1)
+    assert Instant.clamped(42).nanos == 42
