@@ -13,9 +13,9 @@ day of the hit: without a time range, each of those searches would visit every
 partition of the alias, twenty searches for ten hits. A look that finds fewer than it
 asked for (the session's first or last turns, or turns a day apart) is sent again
 without the bound, in one more `msearch`, so the neighbours are the same either way.
-When the query
-cannot be embedded (no embedder, or it fails), the search runs on keywords and the
-result says so in `notice`: a question still gets an answer.
+
+When the query cannot be embedded (no embedder, or it fails), the search runs on
+keywords and the result says so in `notice`: a question still gets an answer.
 """
 
 from collections.abc import Sequence
