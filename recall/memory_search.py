@@ -162,15 +162,11 @@ class MemorySearcher:
             return [([], []) for _ in events]
         looks: list[tuple[Body, Body]] = []  # (within a day, unbounded), before then after
         for event in events:
-            stamp, nanos = event.timestamp, event.timestamp.nanos
-            args = (self._user_id, event.session_id, [nanos, event.event_id, self._user_id])
-            earlier = (Instant.clamped(nanos - NEIGHBOUR_WINDOW_NS), stamp)
-            later = (stamp, Instant.clamped(nanos + NEIGHBOUR_WINDOW_NS))
-            before_near, _ = neighbour_bodies(*args, context=context, within=earlier)
-            _, after_near = neighbour_bodies(*args, context=context, within=later)
-            before_all, after_all = neighbour_bodies(*args, context=context)
-            looks += [(before_near, before_all), (after_near, after_all)]
-        found = self._msearch([near for near, _ in looks])
+            position = [event.timestamp.nanos, event.event_id, self._user_id]
+            args = (self._user_id, event.session_id, position)
+            near = neighbour_bodies(*args, context=context, reach_ns=NEIGHBOUR_WINDOW_NS)
+            looks += zip(near, neighbour_bodies(*args, context=context), strict=True)
+        found = self._msearch([bounded for bounded, _ in looks])
         short = [i for i, hits in enumerate(found) if len(hits) < context]
         if short:
             for i, hits in zip(short, self._msearch([looks[i][1] for i in short]), strict=True):
