@@ -1,6 +1,6 @@
 """The least CPU per event a loader can spend in Python: the room a CPU target leaves.
 
-    python -m bench.floor FILE [--stub]
+    python -m bench.floor FILE [--stub] [--partition month|year]
 
 One loop in one thread, with none of `ingest`'s guarantees. orjson parses each line;
 the document is the one ours stores (the same `_id` digest, timestamp text, partition
@@ -31,7 +31,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant, InvalidInstant
-from session_recall.core.partitions import DEFAULT_GRANULARITY, partition_index
+from session_recall.core.partitions import DEFAULT_GRANULARITY, GRANULARITIES, partition_index
 from session_recall.templates import install, uninstall
 
 CHUNK_EVENTS = 2000  # the writer's default
@@ -54,13 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path)
     parser.add_argument("--stub", action="store_true", help="send nothing")
+    parser.add_argument("--partition", choices=GRANULARITIES, default=DEFAULT_GRANULARITY)
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     args = parser.parse_args(argv)
     if not args.path.is_file():
         parser.error(f"{args.path} is not a file: give an NDJSON file of bench.generate's")
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
     alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
-    install(client, alias)
+    install(client, alias, granularity=args.partition)
     events = stored = 0
     try:
         cpu = own_cpu_s()
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                     user = event["user_id"]
                     stamp = Instant.parse(event["timestamp"])
                     event["timestamp"] = stamp.to_elasticsearch()
-                    index = partition_index(alias, stamp, DEFAULT_GRANULARITY)
+                    index = partition_index(alias, stamp, args.partition)
                     doc_id = digest([user, event["event_id"]])
                     header = {"create": {"_index": index, "routing": user, "_id": doc_id}}
                     parts += (orjson.dumps(header), orjson.dumps(event))

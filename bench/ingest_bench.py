@@ -132,6 +132,15 @@ def run_loader(
     return run_command([*command, str(path)], events)
 
 
+def run_floor(
+    es_url: str, path: Path, events: int, partition: Granularity = DEFAULT_GRANULARITY
+) -> IngestRun:
+    """`bench.floor`: the same documents from a bare loop with no guarantees, the least
+    CPU per event a Python loader spends on this machine (see its docstring)."""
+    command = [sys.executable, "-m", "bench.floor", "--es-url", es_url]
+    return run_command([*command, "--partition", partition, str(path)], events)
+
+
 def run_command(command: list[str], events: int, env: dict[str, str] | None = None) -> IngestRun:
     """Run `command` to its end: its wall time, peak RSS (children included) and CPU
     time, per event too."""

@@ -176,6 +176,10 @@ class Run:
         self.drop(loader_alias)
         self.log(f"  loader: {loader.events_per_s:,.0f} events/s ({loader.seconds:.1f} s)")
 
+        self.log(f"bare loop (bench.floor) {data.path.name}")
+        floor = ingest_bench.run_floor(self.es_url, data.path, data.events, self.config.partition)
+        self.log(f"  bare loop: {floor.extra['cpu_us_per_event']:.1f} µs CPU/event")
+
         alias = self.alias(label.lower())
         home = self.config.work_dir / "home"
         home.mkdir(parents=True, exist_ok=True)
@@ -192,6 +196,7 @@ class Run:
             "ours": {**ours.to_json(), "summary": ours.output},
             "raw": raw.to_json(),
             "loader": loader.to_json(),
+            "floor": floor.to_json(),
         }
 
     def serve(self, data: generate.Summary) -> dict[str, Any]:

@@ -31,6 +31,7 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     headings = ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Serve")
     for heading in (*headings, "## Method"):
         assert heading in report, report
+    assert "bare loop" in report and "fill the cores" in report, report
     assert "![latency against history size](latency.png)" in report
     assert len(_NUMBER.findall(report)) > 20, report
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -43,12 +44,19 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         assert size["ingest"]["ours"]["events_per_s"] > 0
         assert size["ingest"]["ours"]["peak_rss_mb"] > 0
         assert size["ingest"]["loader"]["events_per_s"] > 0
+        assert size["ingest"]["floor"]["cpu_us_per_event"] > 0
         serve = size["serve"]
         assert (
             serve["batches_8"]["units"] == serve["batches_32"]["units"] == size["dataset"]["events"]
         )
         assert serve["batches_8"]["generator_cpu_s"] > 0
         assert serve["single_1"]["p50_ms"] > 0 and serve["recall_8"]["requests_per_s"] > 0
+        recall = serve["recall_8"]
+        spent = [recall[f"{who}_cpu_ms_per_request"] for who in ("serve", "node", "generator")]
+        assert all(ms > 0 for ms in spent), recall
+        # The cores' worth of requests at that cost: derived from the three, not measured.
+        cores = results["machine"]["cores_logical"]
+        assert recall["cpu_bound_requests_per_s"] == pytest.approx(cores / (sum(spent) / 1000))
     run_id = results["config"]["run_id"]
     assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
     assert not (tmp_path / "work" / "events-2k.ndjson").exists()
@@ -73,8 +81,13 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
     assert not es.indices.get(index="bench-*-sem-*", allow_no_indices=True).body
 
 
+@pytest.mark.parametrize("partition", ["month", "year"])
 def test_the_floor_loop_stores_every_event_and_cleans_up(
-    es: Elasticsearch, es_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    es: Elasticsearch,
+    es_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    partition: str,
 ):
     path = tmp_path / "events.ndjson"
     camel = {"userId": "bob", "sessionId": "s-b", "eventId": "b-1"}
@@ -84,7 +97,7 @@ def test_the_floor_loop_stores_every_event_and_cleans_up(
     )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    assert floor_main([str(path), "--es-url", es_url]) == 0
+    assert floor_main([str(path), "--es-url", es_url, "--partition", partition]) == 0
 
     assert "51 events, stored 51:" in capsys.readouterr().out
     assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
