@@ -18,6 +18,7 @@ with `python -m bench.ingest_cpu FILE`, run just before or after.
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import uuid
 from collections.abc import Iterator
@@ -61,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.path} is not a file: give an NDJSON file of bench.generate's")
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
     alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
+    # Stopped from outside (a benchmark's timeout, a kill): its alias is deleted all the
+    # same, by the `finally` below, which SIGTERM's default action would skip.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     install(client, alias, granularity=args.partition)
     events = stored = 0
     try:

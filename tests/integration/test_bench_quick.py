@@ -6,6 +6,9 @@ plot were written, that they hold numbers, and that the run cleaned up after its
 
 import json
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -100,4 +103,24 @@ def test_the_floor_loop_stores_every_event_and_cleans_up(
     assert floor_main([str(path), "--es-url", es_url, "--partition", partition]) == 0
 
     assert "51 events, stored 51:" in capsys.readouterr().out
+    assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
+
+
+def test_the_floor_loop_stopped_with_sigterm_deletes_its_alias(
+    es: Elasticsearch, es_url: str, tmp_path: Path
+):
+    path = tmp_path / "events.ndjson"
+    # Enough events that the loop is still sending when it is stopped.
+    path.write_text("".join(json.dumps(event(i)) + "\n" for i in range(400_000)))
+    command = [sys.executable, "-m", "bench.floor", str(path), "--es-url", es_url]
+    repo = Path(__file__).resolve().parents[2]
+    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE) as loop:
+        deadline = time.monotonic() + 120
+        while not es.count(index="bench-floor-*", allow_no_indices=True)["count"]:
+            assert loop.poll() is None, "the loop ended before it was stopped"
+            assert time.monotonic() < deadline, "the loop stored nothing within 120 s"
+            es.indices.refresh(index="bench-floor-*", allow_no_indices=True)
+            time.sleep(0.1)  # between two looks; the deadline bounds the wait
+        loop.terminate()
+        assert loop.wait(timeout=60) == 143
     assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
