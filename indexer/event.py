@@ -12,8 +12,6 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
-    ValidationInfo,
-    field_validator,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import core_schema
@@ -22,9 +20,6 @@ from session_recall.core.digest import digest
 from session_recall.core.instant import Instant
 from session_recall.core.limits import MAX_ID_CHARS
 
-# One event is one message, not a document store: larger texts are a producer bug.
-DEFAULT_MAX_TEXT_BYTES = 1_000_000
-CONTEXT_MAX_TEXT_BYTES = "max_text_bytes"
 # The kinds of an identifier's errors, for a renderer that words them (`parsing`).
 ID_EMPTY, ID_TOO_LONG = "identifier_empty", "identifier_too_long"
 # Every character `str.isspace` takes (a unit test holds them equal): an identifier of
@@ -109,15 +104,6 @@ class Event(BaseModel):
         description="Producer's id, unique per user. When absent it is derived from the "
         "content, so replaying the same event never stores it twice.",
     )
-
-    @field_validator("text")
-    @classmethod
-    def _text_fits(cls, value: str, info: ValidationInfo) -> str:
-        limit = (info.context or {}).get(CONTEXT_MAX_TEXT_BYTES, DEFAULT_MAX_TEXT_BYTES)
-        # A character is at most 4 bytes in UTF-8: skip encoding short texts.
-        if len(value) * 4 > limit and len(value.encode("utf-8", "surrogatepass")) > limit:
-            raise ValueError(f"is over the {limit}-byte limit")
-        return value
 
 
 def derived_event_id(event: Event) -> str:

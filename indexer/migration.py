@@ -20,7 +20,6 @@ once it is empty. Running it again carries on where the last run stopped.
 
 import contextlib
 import functools
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,7 @@ from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import AliasMissing
-from session_recall.indexer.event import CONTEXT_MAX_TEXT_BYTES, Event
+from session_recall.indexer.event import Event
 from session_recall.indexer.layout import granularity, stored_indices
 from session_recall.indexer.results import Status
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
@@ -227,8 +226,8 @@ def _submission(hit: dict[str, Any], summary: MoveSummary) -> Submission | None:
     source = dict(hit["_source"])
     kept = {key: source.pop(key) for key in _KEPT if key in source}
     try:
-        # Stored already: the text limit of today's ingestion does not apply.
-        event = Event.model_validate(source, context={CONTEXT_MAX_TEXT_BYTES: sys.maxsize})
+        # Stored already: the text limit of today's ingestion (`parsing`) does not apply.
+        event = Event.model_validate(source)
     except ValidationError as err:
         summary.fail(f"{hit['_id']} is not an event any more: {err.errors()[0]['msg']}")
         return None

@@ -4,7 +4,6 @@ Every refusal is a short sentence naming the field, because it ends up in a
 dead-letter file or an HTTP answer that a person (or a model) has to act on.
 """
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,34 +11,26 @@ from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
 from session_recall.core.limits import MAX_ID_CHARS
-from session_recall.indexer.event import (
-    CONTEXT_MAX_TEXT_BYTES,
-    DEFAULT_MAX_TEXT_BYTES,
-    ID_TOO_LONG,
-    Event,
-)
+from session_recall.indexer.event import ID_TOO_LONG, Event
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
 _EXPECTED = ", ".join(_FIELDS) + " (or their camelCase forms)"
 
 
+# One event is one message, not a document store: larger texts are a producer bug.
+DEFAULT_MAX_TEXT_BYTES = 1_000_000
+
+
 class EventLimits(BaseModel):
-    """Bounds an event must respect before it is sent."""
+    """Bounds an event must respect before it is sent: a deployment's setting, checked
+    here where input enters, not by the `Event` model (a stored event read back, say,
+    is not held to today's limit)."""
 
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
 
 
 _validate = Event.__pydantic_validator__.validate_python
-
-
-@functools.lru_cache(maxsize=16)
-def _context(max_text_bytes: int) -> dict[str, int]:
-    """The validation context for a limit, made once: never modified, it is shared."""
-    return {CONTEXT_MAX_TEXT_BYTES: max_text_bytes}
-
-
-_DEFAULT_CONTEXT = _context(DEFAULT_MAX_TEXT_BYTES)
 
 
 # Not frozen: made once per event, and a frozen dataclass costs three times as much
@@ -61,13 +52,30 @@ class Rejected:
 def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Rejected:
     if not isinstance(value, dict):
         return Rejected(value, f"an event must be a JSON object, not {_json_type(value)}")
-    context = _DEFAULT_CONTEXT if limits is None else _context(limits.max_text_bytes)
+    limit = DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes
     try:
         # The validator itself: `Event.model_validate` adds a Python call per event.
-        event = _validate(value, context=context)
+        event = _validate(value)
     except ValidationError as err:
-        return Rejected(value, explain(err))
+        problems = explain(err)
+        text = value.get("text")
+        if isinstance(text, str) and _over(text, limit):
+            problems = f"{problems}; {_too_long(limit)}"
+        return Rejected(value, problems)
+    # Checked here rather than by a validator of the model's: no Python call for a
+    # short text (a character is at most 4 bytes in UTF-8), which most are.
+    text = event.text
+    if len(text) * 4 > limit and _over(text, limit):
+        return Rejected(value, _too_long(limit))
     return Parsed(event, value)
+
+
+def _over(text: str, limit: int) -> bool:
+    return len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit
+
+
+def _too_long(limit: int) -> str:
+    return f"text: is over the {limit}-byte limit"
 
 
 def parse_line(data: bytes, limits: EventLimits | None = None) -> Parsed | Rejected | None:

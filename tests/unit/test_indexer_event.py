@@ -205,3 +205,18 @@ def test_an_identifier_is_refused_exactly_when_blank_or_too_long(text: str, long
         assert outcome.reason == f"user_id: is {len(user_id)} characters long; the limit is 512"
     else:
         assert isinstance(outcome, Parsed) and outcome.event.user_id == user_id
+
+
+def test_an_oversized_text_is_named_beside_the_other_problems():
+    parsed = parse_object({**SNAKE, "user_id": "", "text": "é" * 600_000})
+    assert isinstance(parsed, Rejected)
+    assert "user_id: must not be empty" in parsed.reason
+    assert "text: is over the 1000000-byte limit" in parsed.reason
+
+
+def test_the_text_limit_binds_input_not_the_model():
+    # A stored event read back (`migration`) is not held to today's limit.
+    assert Event.model_validate({**SNAKE, "text": "x" * 5}).text == "x" * 5
+    assert isinstance(
+        parse_object({**SNAKE, "text": "x" * 5}, EventLimits(max_text_bytes=4)), Rejected
+    )
