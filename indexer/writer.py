@@ -128,6 +128,7 @@ class Writer:
         # exist: each is made once, ahead of its first bulk.
         self._granularity = granularity
         self._partitions_made: set[str] = set()
+        self._partition_of_day: dict[str, str] = {}  # bounded: about 107,000 days
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -220,8 +221,15 @@ class Writer:
             )
 
     def _partition(self, event: Event) -> str:
-        assert self._granularity is not None  # _check_layout ran
-        return partition_index(self._alias, event.timestamp, self._granularity)
+        # By the day of the instant's UTC text: a period is a whole number of days, and
+        # a dict of this writer's days is cheaper to ask than `partition_index`'s cache.
+        day = event.timestamp.to_elasticsearch()[:10]
+        index = self._partition_of_day.get(day)
+        if index is None:
+            assert self._granularity is not None  # _check_layout ran
+            index = partition_index(self._alias, event.timestamp, self._granularity)
+            self._partition_of_day[day] = index
+        return index
 
     def _ensure_partitions(self, indices: set[str]) -> None:
         for index in sorted(indices - self._partitions_made):
