@@ -32,7 +32,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant, InvalidInstant
-from session_recall.core.partitions import DEFAULT_GRANULARITY, GRANULARITIES, partition_index
+from session_recall.core.partitions import DEFAULT_GRANULARITY, GRANULARITIES, PartitionNames
 from session_recall.templates import install, uninstall
 
 CHUNK_EVENTS = 2000  # the writer's default
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.path} is not a file: give an NDJSON file of bench.generate's")
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
     alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
+    names = PartitionNames(alias, args.partition)
     # Stopped from outside (a benchmark's timeout, a kill): its alias is deleted all the
     # same, by the `finally` below, which SIGTERM's default action would skip.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                     user = event["user_id"]
                     stamp = Instant.parse(event["timestamp"])
                     event["timestamp"] = stamp.to_elasticsearch()
-                    index = partition_index(alias, stamp, args.partition)
+                    index = names.index(stamp)
                     doc_id = digest([user, event["event_id"]])
                     header = {"create": {"_index": index, "routing": user, "_id": doc_id}}
                     parts += (orjson.dumps(header), orjson.dumps(event))

@@ -29,7 +29,7 @@ from typing import Any
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
-from session_recall.core.partitions import Granularity, parse_partition, partition_index
+from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
@@ -128,7 +128,7 @@ class Writer:
         # exist: each is made once, ahead of its first bulk.
         self._granularity = granularity
         self._partitions_made: set[str] = set()
-        self._partition_of_day: dict[str, str] = {}  # bounded: about 107,000 days
+        self._partition_names: PartitionNames | None = None  # once the period is known
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -221,15 +221,11 @@ class Writer:
             )
 
     def _partition(self, event: Event) -> str:
-        # By the day of the instant's UTC text: a period is a whole number of days, and
-        # a dict of this writer's days is cheaper to ask than `partition_index`'s cache.
-        day = event.timestamp.to_elasticsearch()[:10]
-        index = self._partition_of_day.get(day)
-        if index is None:
+        names = self._partition_names
+        if names is None:
             assert self._granularity is not None  # _check_layout ran
-            index = partition_index(self._alias, event.timestamp, self._granularity)
-            self._partition_of_day[day] = index
-        return index
+            names = self._partition_names = PartitionNames(self._alias, self._granularity)
+        return names.index(event.timestamp)
 
     def _ensure_partitions(self, indices: set[str]) -> None:
         for index in sorted(indices - self._partitions_made):

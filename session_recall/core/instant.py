@@ -60,20 +60,15 @@ _WHOLE_DAYS: set[str] = set()
 
 
 def _whole_day(date: str) -> bool:
-    """`date` (YYYY-MM-DD) is a day of the calendar of which every time of day is an
-    instant; remembered in `_WHOLE_DAYS` when it is."""
-    if _FIRST_DAY <= date <= _LAST_WHOLE_DAY and _is_day(date):
-        _WHOLE_DAYS.add(date)
-        return True
-    return False
-
-
-def _is_day(date: str) -> bool:
-    """`date` (YYYY-MM-DD) names a day of the calendar (not 2026-02-30)."""
+    """`date` (YYYY-MM-DD) is a day of the calendar (not 2026-02-30) of which every time
+    of day is an instant; remembered in `_WHOLE_DAYS` when it is."""
+    if not _FIRST_DAY <= date <= _LAST_WHOLE_DAY:
+        return False
     try:
         _day_seconds(date)
     except ValueError:
         return False
+    _WHOLE_DAYS.add(date)
     return True
 
 

@@ -17,7 +17,6 @@ Names start with the year's digits, which keeps them apart from the tombstone in
 (`<alias>-tombstones`) and from the single-index layout's `<alias>-000001`.
 """
 
-import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -72,16 +71,25 @@ def partition_of(alias: str, stamp: Instant, granularity: Granularity) -> Partit
     return Partition(f"{alias}-{suffix}", granularity, _instant(first), _instant(after))
 
 
-def partition_index(alias: str, stamp: Instant, granularity: Granularity) -> str:
-    """`partition_of(...).index`, for the writer's every event: a period is a whole
-    number of days, so the name is cached per day (a file's events share a few), the
-    day read from the instant's UTC text (which a parsed instant holds already)."""
-    return _index_of_day(alias, stamp.to_elasticsearch()[:10], granularity)
+class PartitionNames:
+    """`partition_of(alias, stamp, granularity).index` for one alias and period, for a
+    writer's every event: a period is a whole number of days, so the name is kept per
+    day (a file's events share a few), the day read from the instant's UTC text (which
+    a parsed instant holds already). Bounded: there are about 107,000 days."""
 
+    __slots__ = ("_alias", "_by_day", "_granularity")
 
-@functools.lru_cache(maxsize=4096)
-def _index_of_day(alias: str, day: str, granularity: Granularity) -> str:
-    return partition_of(alias, Instant.parse(f"{day}T00:00:00Z"), granularity).index
+    def __init__(self, alias: str, granularity: Granularity) -> None:
+        self._alias = alias
+        self._granularity: Granularity = granularity
+        self._by_day: dict[str, str] = {}
+
+    def index(self, stamp: Instant) -> str:
+        day = stamp.to_elasticsearch()[:10]
+        name = self._by_day.get(day)
+        if name is None:
+            name = self._by_day[day] = partition_of(self._alias, stamp, self._granularity).index
+        return name
 
 
 def parse_partition(alias: str, index: str) -> Partition | None:
@@ -119,8 +127,8 @@ __all__ = [
     "GRANULARITIES",
     "Granularity",
     "Partition",
+    "PartitionNames",
     "index_patterns",
     "parse_partition",
-    "partition_index",
     "partition_of",
 ]
