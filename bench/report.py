@@ -464,8 +464,10 @@ def _serve_section(results: dict[str, Any]) -> list[str]:
         "the events of the ingest file posted as NDJSON bodies of 100 events by "
         "`bench/serve_load.py` in another process (its CPU is the *load generator* "
         "column). Single events and recall run against the alias the 8 clients filled, "
-        "with no other load; recall is `cross_session_search` for the heavy user "
-        "(query any), the library p50 the same tool call in the benchmark's process. "
+        "once it is refreshed and its merges are done, with no other load; recall is "
+        "`cross_session_search` for the heavy user (query any), the library p50 the same "
+        "tool call in the benchmark's process, the two alternating in blocks of "
+        "50 calls. "
         "*Requests/s that fill the cores*: the machine's cores divided by the CPU one "
         "request costs `serve`, the node and the load generator together, all on this "
         "machine: the most it could answer, whatever the concurrency.",

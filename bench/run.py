@@ -211,6 +211,7 @@ class Run:
             new_alias=self.alias,
             drop=self.drop,
             node_cpu_s=self.node_cpu_s,
+            settle=self.settle,
             user=generate.HEAVY_USER,
             query=generate.QUERY_ANY,
             quick=self.config.quick,

@@ -7,6 +7,10 @@ CPU. For the batch loads, the CPU per event of `serve` (from its process's CPU t
 and of the node (as for ingest) are reported with `serve`'s peak RSS. For recall with 8
 clients, the same three CPU times per request, and what they allow: the requests per
 second at which they would fill every core of the machine, the most it could answer.
+
+Single events and recall are measured once the 8-client load has settled (refreshed,
+its merges done), so that they do not share the node with that load's merging; recall
+through the library and over HTTP alternates in blocks, so both meet the same node.
 """
 
 import json
@@ -31,6 +35,7 @@ from session_recall.tools.searchers import searchers_for
 
 REPO = Path(__file__).resolve().parents[1]
 BATCH = 100
+RECALL_BLOCK = 50  # calls per block of recall_side_by_side
 
 
 @contextmanager
@@ -124,8 +129,9 @@ def recall_load(
 
 def library_recall(
     client: Elasticsearch, alias: str, user: str, query: str, calls: int
-) -> dict[str, Any]:
-    """The same tool call as the HTTP one, through the library in this process."""
+) -> list[float]:
+    """The latencies (ms) of the same tool call as the HTTP one, through the library in
+    this process."""
     searchers = searchers_for(client, Settings(SESSION_RECALL_INDEX=alias))
     tool = cross_session_tool(searchers.cross_session(user_id=user))
     arguments = {"innerThought": "bench", "query": query}
@@ -134,7 +140,34 @@ def library_recall(
         began = time.perf_counter()
         tool.render(tool.run(arguments))
         latencies.append((time.perf_counter() - began) * 1000)
-    return {"requests": calls, "p50_ms": percentile(latencies, 50)}
+    return latencies
+
+
+def recall_side_by_side(
+    client: Elasticsearch, serve: Serve, alias: str, user: str, query: str, calls: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One client's recall through the library and over HTTP, `calls` each, in
+    alternating blocks (library first, then HTTP first, and so on), so that whatever
+    the node does meanwhile (a merge, a cache warming) weighs on both alike. Each block
+    starts with a call left out of the figures."""
+    blocks = max(2, calls // RECALL_BLOCK)
+    per_block = calls // blocks
+    library: list[float] = []
+    http: list[float] = []
+    recall_args = ["--user", user, "--query", query, "--latencies"]
+    for block in range(blocks):
+        sides = ["library", "http"] if block % 2 == 0 else ["http", "library"]
+        for side in sides:
+            if side == "library":
+                library += library_recall(client, alias, user, query, per_block + 1)[1:]
+            else:
+                answer = load("recall", serve.url, "--requests", str(per_block + 1), *recall_args)
+                http += answer["latencies_ms"][1:]
+    return (
+        {"requests": len(library), "blocks": blocks, "p50_ms": percentile(library, 50)},
+        {"requests": len(http), "blocks": blocks, "p50_ms": percentile(http, 50),
+         "p95_ms": percentile(http, 95)},
+    )  # fmt: skip
 
 
 def measure(
@@ -147,6 +180,7 @@ def measure(
     new_alias: Callable[[str], str],
     drop: Callable[[str], None],
     node_cpu_s: Callable[[], float],
+    settle: Callable[[str, int], None],
     user: str,
     query: str,
     quick: bool,
@@ -158,14 +192,15 @@ def measure(
         log(f"serve: {events:,} events in {BATCH}-event batches from 8 clients")
         report["batches_8"] = batches(serve, path, events, 8, node_cpu_s)
         log(f"  {report['batches_8']['events_per_s']:,.0f} events/s")
-        client.indices.refresh(index=alias)
+        settle(alias, events)
         log("serve: single events from 1 client")
         report["single_1"] = load("single", serve.url, "--requests", "50" if quick else "300")
         log(f"  ack p50 {report['single_1']['p50_ms']:.1f} ms")
         calls = 50 if quick else 300
-        report["recall_library_1"] = library_recall(client, alias, user, query, calls)
+        report["recall_library_1"], report["recall_1"] = recall_side_by_side(
+            client, serve, alias, user, query, calls
+        )
         recall_args = ["--user", user, "--query", query]
-        report["recall_1"] = load("recall", serve.url, "--requests", str(calls), *recall_args)
         report["recall_8"] = recall_load(serve, node_cpu_s, 8, calls * 8, *recall_args)
         log(
             f"  recall p50 {report['recall_1']['p50_ms']:.1f} ms over HTTP, "

@@ -4,6 +4,7 @@ CPU is neither `serve`'s nor the benchmark's, and reported.
     python -m bench.serve_load batches URL --file F --clients 8 --batch 100
     python -m bench.serve_load single URL --requests 200
     python -m bench.serve_load recall URL --clients 8 --requests 2000 --user U --query Q
+    python -m bench.serve_load recall URL --requests 50 --user U --query Q --latencies
 
 Prints one JSON object: what was sent, how fast, the latencies' p50/p95 in ms, and the
 generator's own CPU seconds. Batches are read from the file as NDJSON bodies and sent
@@ -36,10 +37,15 @@ def _bodies(path: str, batch: int) -> Iterator[tuple[bytes, int]]:
 
 
 def _drive(
-    url: str, clients: int, next_request: Callable[[], tuple[str, bytes, str, int] | None]
+    url: str,
+    clients: int,
+    next_request: Callable[[], tuple[str, bytes, str, int] | None],
+    *,
+    keep_latencies: bool = False,
 ) -> dict[str, Any]:
     """Each client thread sends what `next_request` gives until it gives None; every
-    answer must be 200. Returns counts, latencies and the generator's CPU."""
+    answer must be 200. Returns counts, latencies' percentiles (and each latency, with
+    `keep_latencies`) and the generator's CPU."""
     latencies: list[float] = []
     failures: list[str] = []
     counted = [0]
@@ -88,6 +94,7 @@ def _drive(
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
         "generator_cpu_s": own_cpu_s() - cpu,
+        **({"latencies_ms": latencies} if keep_latencies else {}),
     }
 
 
@@ -121,7 +128,9 @@ def single(url: str, requests: int, run: str) -> dict[str, Any]:
     return _drive(url, 1, next_request)
 
 
-def recall(url: str, clients: int, requests: int, user: str, query: str) -> dict[str, Any]:
+def recall(
+    url: str, clients: int, requests: int, user: str, query: str, *, keep_latencies: bool = False
+) -> dict[str, Any]:
     path = f"/v1/users/{user}/tools/cross_session_search"
     body = json.dumps({"innerThought": "bench", "query": query}).encode()
     left = iter(range(requests))
@@ -129,7 +138,7 @@ def recall(url: str, clients: int, requests: int, user: str, query: str) -> dict
     def next_request() -> tuple[str, bytes, str, int] | None:
         return None if next(left, None) is None else (path, body, "application/json", 1)
 
-    return _drive(url, clients, next_request)
+    return _drive(url, clients, next_request, keep_latencies=keep_latencies)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,13 +152,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--user", default="")
     parser.add_argument("--query", default="")
     parser.add_argument("--run", default="bench")
+    parser.add_argument("--latencies", action="store_true", help="recall: print each latency")
     args = parser.parse_args(argv)
     if args.mode == "batches":
         result = batches(args.url, args.file, args.clients, args.batch)
     elif args.mode == "single":
         result = single(args.url, args.requests, args.run)
     else:
-        result = recall(args.url, args.clients, args.requests, args.user, args.query)
+        result = recall(
+            args.url, args.clients, args.requests, args.user, args.query,
+            keep_latencies=args.latencies,
+        )  # fmt: skip
     print(json.dumps(result))
     return 0
 

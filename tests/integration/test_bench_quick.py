@@ -54,6 +54,11 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         )
         assert serve["batches_8"]["generator_cpu_s"] > 0
         assert serve["single_1"]["p50_ms"] > 0 and serve["recall_8"]["requests_per_s"] > 0
+        # Library and HTTP recall alternate in blocks, the same calls on each side.
+        library, http = serve["recall_library_1"], serve["recall_1"]
+        assert library["blocks"] == http["blocks"] >= 2
+        assert library["requests"] == http["requests"] > 0
+        assert "latencies_ms" not in http and library["p50_ms"] > 0 and http["p50_ms"] > 0
         recall = serve["recall_8"]
         spent = [recall[f"{who}_cpu_ms_per_request"] for who in ("serve", "node", "generator")]
         assert all(ms > 0 for ms in spent), recall
