@@ -15,6 +15,13 @@ A document stored before the tombstone was written is found by the erasure's sea
 never completes (its read fails for good, or the process dies), the document stays:
 the deletes of (a) remove it when the event comes again, as an at-least-once
 producer sends it, so any replay repairs what a failed run left.
+
+Only (c) must be read after its bulk; (a) may be any read made before it. So a chunk
+that follows closely on the last one (`tombstone_reuse_s`) takes that one's (c) as
+its (a) when it covers the chunk's scopes: two requests per chunk, not three, in a
+stream. A tombstone written since is seen by the chunk's own (c), as above. After a
+pause, (a) is read afresh, so that an event of a scope erased meanwhile is refused
+before it is written, not written and then removed.
 """
 
 import functools
@@ -60,6 +67,10 @@ class WriterOptions(BaseModel):
     # Well under the 100 MB request limit, and bounded memory whatever the texts.
     chunk_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
     retry: RetryPolicy = RetryPolicy()
+    # How recent the last tombstone read must be to serve as a chunk's check (a): a
+    # stream's chunks follow each other within it (each request costs the client about
+    # 0.25 ms of CPU: a tenth of a 100-event `serve` batch's); 0 reads before every bulk.
+    tombstone_reuse_s: float = Field(default=1.0, ge=0)
 
 
 # Submissions and results are made once per event: not frozen, which would triple the
@@ -81,6 +92,16 @@ class Submission:
 class Written:
     submission: Submission
     result: EventResult
+
+
+@dataclass(frozen=True, slots=True)
+class _TombstoneRead:
+    """What a tombstone read found, and when it was sent: `asked` is None when there
+    was no tombstone index, which no scope then had a tombstone in."""
+
+    sent_at: float
+    asked: frozenset[str] | None
+    erased: dict[str, int]
 
 
 @dataclass(slots=True)
@@ -123,6 +144,7 @@ class Writer:
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
         self._tombstones_seen = False  # the tombstone index exists (it stays)
+        self._last_read: _TombstoneRead | None = None
         # The alias's period: given, or read from the index template once (`setup`
         # refuses to change it once partitions exist). And the partitions known to
         # exist: each is made once, ahead of its first bulk.
@@ -290,7 +312,7 @@ class Writer:
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
         live = [p for p in chunk if p.result is None]
-        erased = self._erased(live)  # (a)
+        erased = self._erased(live, reuse=True)  # (a)
         to_send: list[tuple[_Pending, Document]] = []
         refused: list[Document] = []
         for p in live:
@@ -406,21 +428,36 @@ class Writer:
             deadline=self._deadline,
         )
 
-    def _erased(self, items: list[_Pending]) -> dict[str, int]:
-        """When each scope of `items` with a tombstone was erased."""
+    def _erased(self, items: list[_Pending], *, reuse: bool = False) -> dict[str, int]:
+        """When each scope of `items` with a tombstone was erased. With `reuse`, the
+        last read answers if it is recent enough and asked for every scope of `items`."""
+        if not items:
+            return {}
+        last = self._last_read
+        if (
+            reuse
+            and last is not None
+            and time.monotonic() - last.sent_at <= self.options.tombstone_reuse_s
+        ):
+            if last.asked is None:
+                return {}
+            if all(scope in last.asked for item in items for scope in item.scopes):
+                return last.erased
 
         def read() -> dict[str, int]:
+            sent_at = time.monotonic()
             if not self._tombstones_seen:
                 # Looked for until it exists, then taken to: one request less per check.
                 if not tombstones.index_exists(self._es(), self._alias):
+                    self._last_read = _TombstoneRead(sent_at, None, {})
                     return {}
                 self._tombstones_seen = True
             # Gathered only now: without a tombstone index there is nothing to ask.
-            scope_ids = {scope for item in items for scope in item.scopes}
-            return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+            scope_ids = frozenset(scope for item in items for scope in item.scopes)
+            erased = tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+            self._last_read = _TombstoneRead(sent_at, scope_ids, erased)
+            return erased
 
-        if not items:
-            return {}
         return call_with_retries(
             read,
             policy=self.options.retry,

@@ -28,6 +28,7 @@ from session_recall.indexer.tombstones import record
 from session_recall.templates import install
 from tests.support.elasticsearch import DedicatedNodes
 from tests.support.ndjson import event, stored
+from tests.support.recording import RecordingClient
 
 pytestmark = pytest.mark.integration
 
@@ -141,6 +142,71 @@ def test_an_erasure_between_check_and_bulk_is_undone_by_the_second_check(
     assert all(r.status is Status.INDEXED for r in results[100:])
     assert stored(es, alias, session_id="s-0") == 0
     assert stored(es, alias, session_id="s-1") == 50
+    client.close()
+
+
+# Long enough that each chunk of a test's stream takes the last read, however loaded
+# the machine: the path these tests are about.
+_ALWAYS_REUSE = 3600.0
+
+
+def test_in_a_stream_each_chunk_takes_the_last_chunks_second_check_as_its_first(
+    es: Elasticsearch, alias: str
+):
+    recording = RecordingClient(es)
+    client: Elasticsearch = recording  # type: ignore[assignment]
+    events = [event(i) for i in range(30)]
+
+    def reads(reuse_s: float) -> int:
+        recording.calls.clear()
+        options = WriterOptions(chunk_events=10, tombstone_reuse_s=reuse_s)
+        results = [w.result.status for w in Writer(client, alias, options=options).write(
+            _submissions(events)
+        )]  # fmt: skip
+        assert len(results) == 30
+        # Tombstone reads, and the look for the partition each new writer makes once.
+        return sum(call in ("indices.exists", "mget") for call in recording.calls)
+
+    # Three chunks: the second and the third take the (c) of the chunk before as (a).
+    assert reads(0) - reads(_ALWAYS_REUSE) == 2
+    erase(es, alias, Scope.session("alice", "s-9"))  # a tombstone index, of another scope
+    assert reads(0) - reads(_ALWAYS_REUSE) == 2
+
+
+class _EraseBeforeSecondBulk(Elasticsearch):
+    """A seam: a whole erasure of `scope` runs just before the second bulk goes out,
+    after that chunk's check (a) was taken from the first chunk's check (c)."""
+
+    plain: Elasticsearch | None = None
+    alias = ""
+    scope: Scope | None = None
+    bulks = 0
+
+    def bulk(self, *args: Any, **kwargs: Any) -> Any:
+        cls = type(self)
+        cls.bulks += 1
+        if cls.bulks == 2 and cls.scope is not None and cls.plain is not None:
+            erase(cls.plain, cls.alias, cls.scope)
+        return super().bulk(*args, **kwargs)
+
+
+def test_an_erasure_after_the_read_a_chunk_took_from_the_last_is_undone_by_its_own_check(
+    es_url: str, es: Elasticsearch, alias: str
+):
+    seam = _EraseBeforeSecondBulk
+    seam.plain, seam.alias, seam.scope, seam.bulks = es, alias, Scope.user("alice"), 0
+    client = seam(es_url)
+    options = WriterOptions(chunk_events=10, tombstone_reuse_s=_ALWAYS_REUSE)
+    events = [event(i) for i in range(30)]
+    results = [w.result for w in Writer(client, alias, options=options).write(
+        _submissions(events)
+    )]  # fmt: skip
+
+    # The first chunk was stored before the erasure (which then removed it); the second
+    # was written after it and removed by its own check (c); the third was refused.
+    assert all(r.status is Status.INDEXED for r in results[:10])
+    assert [r.reason for r in results[10:]] == ["scope erased"] * 20
+    assert stored(es, alias, user_id="alice") == 0
     client.close()
 
 
