@@ -19,9 +19,11 @@ producer sends it, so any replay repairs what a failed run left.
 Only (c) must be read after its bulk; (a) may be any read made before it. So a chunk
 that follows closely on the last one (`tombstone_reuse_s`) takes that one's (c) as
 its (a) when it covers the chunk's scopes: two requests per chunk, not three, in a
-stream. A tombstone written since is seen by the chunk's own (c), as above. After a
-pause, (a) is read afresh, so that an event of a scope erased meanwhile is refused
-before it is written, not written and then removed.
+stream. A tombstone written since is seen by the chunk's own (c), as above: an
+event of a scope erased in that second is written and removed again within the same
+write, before it is answered (as "scope erased") and before any refresh its request
+asked for. After a pause, (a) is read afresh, so that an event of a scope erased
+meanwhile is refused before it is written.
 """
 
 import functools
