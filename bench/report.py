@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.recall_bench import KINDS, LABELS
+from bench.serve_bench import RECALL_BLOCK
 
 PAGE0_KINDS = ("page0_any", "page0_all", "page0_since")
 
@@ -467,7 +468,7 @@ def _serve_section(results: dict[str, Any]) -> list[str]:
         "once it is refreshed and its merges are done, with no other load; recall is "
         "`cross_session_search` for the heavy user (query any), the library p50 the same "
         "tool call in the benchmark's process, the two alternating in blocks of "
-        "50 calls. "
+        f"{RECALL_BLOCK} calls. "
         "*Requests/s that fill the cores*: the machine's cores divided by the CPU one "
         "request costs `serve`, the node and the load generator together, all on this "
         "machine: the most it could answer, whatever the concurrency.",
