@@ -30,7 +30,7 @@ from bench.ingest_bench import PeakRss
 from bench.soak import Serve, free_port
 from bench.timing import percentile
 from session_recall.config import Settings
-from session_recall.tools import cross_session_tool
+from session_recall.tools import BoundTool, cross_session_tool
 from session_recall.tools.searchers import searchers_for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,13 +127,9 @@ def recall_load(
     return {**result, **per_request, "cpu_bound_requests_per_s": cores / spent_s}
 
 
-def library_recall(
-    client: Elasticsearch, alias: str, user: str, query: str, calls: int
-) -> list[float]:
+def library_recall(tool: BoundTool, query: str, calls: int) -> list[float]:
     """The latencies (ms) of the same tool call as the HTTP one, through the library in
     this process."""
-    searchers = searchers_for(client, Settings(SESSION_RECALL_INDEX=alias))
-    tool = cross_session_tool(searchers.cross_session(user_id=user))
     arguments = {"innerThought": "bench", "query": query}
     latencies = []
     for _ in range(calls):
@@ -152,17 +148,22 @@ def recall_side_by_side(
     starts with a call left out of the figures."""
     blocks = max(2, calls // RECALL_BLOCK)
     per_block = calls // blocks
+    searchers = searchers_for(client, Settings(SESSION_RECALL_INDEX=alias))
+    tool = cross_session_tool(searchers.cross_session(user_id=user))
+    recall_args = ["--user", user, "--query", query, "--latencies"]
     library: list[float] = []
     http: list[float] = []
-    recall_args = ["--user", user, "--query", query, "--latencies"]
+
+    def library_block() -> None:
+        library.extend(library_recall(tool, query, per_block + 1)[1:])
+
+    def http_block() -> None:
+        answer = load("recall", serve.url, "--requests", str(per_block + 1), *recall_args)
+        http.extend(answer["latencies_ms"][1:])
+
     for block in range(blocks):
-        sides = ["library", "http"] if block % 2 == 0 else ["http", "library"]
-        for side in sides:
-            if side == "library":
-                library += library_recall(client, alias, user, query, per_block + 1)[1:]
-            else:
-                answer = load("recall", serve.url, "--requests", str(per_block + 1), *recall_args)
-                http += answer["latencies_ms"][1:]
+        for run in (library_block, http_block) if block % 2 == 0 else (http_block, library_block):
+            run()
     return (
         {"requests": len(library), "blocks": blocks, "p50_ms": percentile(library, 50)},
         {"requests": len(http), "blocks": blocks, "p50_ms": percentile(http, 50),

@@ -440,11 +440,12 @@ class Writer:
             reuse
             and last is not None
             and time.monotonic() - last.sent_at <= self.options.tombstone_reuse_s
+            and (
+                last.asked is None  # no tombstone index then: nothing of any scope
+                or all(scope in last.asked for item in items for scope in item.scopes)
+            )
         ):
-            if last.asked is None:
-                return {}
-            if all(scope in last.asked for item in items for scope in item.scopes):
-                return last.erased
+            return last.erased
 
         def read() -> dict[str, int]:
             sent_at = time.monotonic()
