@@ -31,7 +31,7 @@ _MAX_REASON_CHARS = 500
 # Only what the results need: a bulk response of 1,000 items shrinks by more than
 # half, which both sides pay for in CPU (JSON written by Elasticsearch, read here).
 # Not `_index`: every action names its concrete index, which the caller knows.
-_FILTER_PATH = "items.*.status,items.*.error,items.*.result"
+_FILTER_PATH = "errors,items.*.status,items.*.error,items.*.result"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +63,66 @@ def send(
 ) -> list[ItemResponse]:
     """Send `actions` until each has a final status; raise `WriteUnavailable` when the
     retry bound or `deadline` is reached first. The caller's list is never modified."""
-    responses: list[ItemResponse | None] = [None] * len(actions)
-    pending = list(range(len(actions)))
+    answers = _deliver(
+        client,
+        len(actions),
+        functools.partial(_body, actions),
+        creates_only=False,
+        policy=policy,
+        stats=stats,
+        sleep=sleep,
+        deadline=deadline,
+        bulk_params=bulk_params,
+    )
+    return [answers[position] for position in range(len(actions))]
+
+
+def send_creates(
+    client: Elasticsearch,
+    count: int,
+    body_for: Callable[[list[int]], bytes],
+    *,
+    policy: RetryPolicy,
+    stats: BulkStats,
+    sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
+) -> dict[int, ItemResponse]:
+    """Send `count` create actions, whose body for some of their positions (in order)
+    `body_for` makes, as `send` does; returns the answers of those not created (a 409,
+    say): every other one was. A chunk that stored every event is answered without a
+    look at its items (`errors` is false), which is nearly every chunk."""
+    return _deliver(
+        client,
+        count,
+        body_for,
+        creates_only=True,
+        policy=policy,
+        stats=stats,
+        sleep=sleep,
+        deadline=deadline,
+        bulk_params={},
+    )
+
+
+def _deliver(
+    client: Elasticsearch,
+    count: int,
+    body_for: Callable[[list[int]], bytes],
+    *,
+    creates_only: bool,
+    policy: RetryPolicy,
+    stats: BulkStats,
+    sleep: Callable[[float], None],
+    deadline: Deadline | None,
+    bulk_params: dict[str, Any],
+) -> dict[int, ItemResponse]:
+    """Every position's final answer; with `creates_only`, those of the items that
+    were not created only (a create without an error is a 201, created)."""
+    answers: dict[int, ItemResponse] = {}
+    pending = list(range(count))
     attempts = Attempts(
         policy,
-        f"complete a bulk request of {len(actions)} action(s)",
+        f"complete a bulk request of {count} action(s)",
         deadline=deadline,
         sleep=sleep,
         hint="Check the cluster's health; events already acknowledged are stored.",
@@ -77,32 +132,35 @@ def send(
         attempts.check()
         retry: list[int] = []
         try:
-            items = _post(bounded(client, deadline), _body(actions, pending), bulk_params)
+            errors, items = _post(bounded(client, deadline), body_for(pending), bulk_params)
+            if creates_only and not errors and len(items) == len(pending):
+                break  # every one created
             for position, info in zip(pending, items, strict=True):
                 (item,) = info.values()
                 status = int(item.get("status", 500))
                 if status < 300 and "error" not in item:  # most items: decided at once
-                    responses[position] = _answer(status, item.get("result"))
+                    if not creates_only:
+                        answers[position] = _answer(status, item.get("result"))
                 elif is_retryable(status):
                     stats.throttled += status == THROTTLED
                     cause = f"status {status}"
                     retry.append(position)
                 else:
-                    responses[position] = _response(status, item)
+                    answers[position] = _response(status, item)
         except ApiError as err:
             if not is_retryable(err.status_code):
                 raise _refused(err.status_code, {"error": str(err)}) from None
             stats.throttled += len(pending) if err.status_code == THROTTLED else 0
             cause = f"status {err.status_code}"
-            retry = [i for i in pending if responses[i] is None]
+            retry = pending
         except TransportError as err:
             cause = type(err).__name__
-            retry = [i for i in pending if responses[i] is None]
+            retry = pending
         if retry:
             attempts.back_off(cause)
             stats.retries += len(retry)
         pending = retry
-    return [r for r in responses if r is not None]
+    return answers
 
 
 def _body(actions: Sequence[Action], positions: list[int]) -> bytes:
@@ -117,12 +175,15 @@ def _body(actions: Sequence[Action], positions: list[int]) -> bytes:
     return b"\n".join(lines)
 
 
-def _post(client: Elasticsearch, body: bytes, params: dict[str, Any]) -> list[dict[str, Any]]:
+def _post(
+    client: Elasticsearch, body: bytes, params: dict[str, Any]
+) -> tuple[bool, list[dict[str, Any]]]:
+    """Whether an item failed, and the items' answers."""
     # The client sends bytes as they are (its NDJSON serializer passes them through);
     # its annotation names only the list form.
     operations: Any = body
     answer = client.bulk(operations=operations, filter_path=_FILTER_PATH, **params).body
-    return list(answer.get("items", ()))
+    return bool(answer.get("errors", True)), list(answer.get("items", ()))
 
 
 def _response(status: int, item: dict[str, Any]) -> ItemResponse:
