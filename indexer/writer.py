@@ -30,17 +30,18 @@ import functools
 import logging
 import operator
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import orjson
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
-from session_recall.indexer import bulk, tombstones, vectors
+from session_recall.indexer import bulk, native, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
@@ -48,9 +49,13 @@ from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
+from session_recall.indexer.parsing import EventLimits
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
+
+if TYPE_CHECKING:
+    from session_recall_native import Batch, Builder
 
 log = logging.getLogger(__name__)
 
@@ -174,58 +179,37 @@ class Writer:
         cheaper per chunk than per event.
 
         One chunk is written in a worker thread while the next is parsed and
-        serialized here: Elasticsearch indexes while Python prepares, instead of
-        each waiting for the other. Chunks still go out, and come back, in order.
-        A chunk is handed to the worker only once the next one is ready to be
-        prepared meanwhile: a write of one chunk (a `serve` batch, a burst before a
-        `FLUSH`) is done in the calling thread, with no thread to start or wake.
+        serialized here (see `_pipelined`); chunks still go out, and come back, in
+        order.
         """
         self._deadline = deadline
         self._check_layout()
         self._check_index()
         prepare = self._prepare
         prepared = (item if isinstance(item, Flush) else prepare(item) for item in submissions)
-        held: list[_Pending] | None = None  # prepared, not sent yet
-        in_flight: tuple[list[_Pending], Future[None]] | None = None
-        worker: ThreadPoolExecutor | None = None
         # Vectors are added in the bulk thread; the chunk bounds count them already.
         extra = vectors.vector_bytes(self._embedder)
-        try:
-            for chunk in chunks_and_flushes(
-                prepared,
-                max_count=self.options.chunk_events,
-                max_bytes=self.options.chunk_bytes,
-                size=(lambda p: p.size + extra if p.document else 0) if extra else _size,
-            ):
-                if isinstance(chunk, Flush):
-                    # Nothing more for now: answer without waiting for more input, even
-                    # when the burst ended exactly on a chunk boundary.
-                    if in_flight is not None:
-                        yield _finished(*in_flight)
-                        in_flight = None
-                    if held is not None:
-                        yield self._written_here(held)
-                        held = None
-                    continue
-                if held is not None:
-                    if worker is None:
-                        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk")
-                    sent = (held, worker.submit(self._write_chunk, held))
-                    if in_flight is not None:
-                        yield _finished(*in_flight)
-                    in_flight = sent
-                held = chunk
-            if in_flight is not None:
-                yield _finished(*in_flight)
-            if held is not None:
-                yield self._written_here(held)
-        finally:
-            if worker is not None:
-                worker.shutdown()
+        chunks = chunks_and_flushes(
+            prepared,
+            max_count=self.options.chunk_events,
+            max_bytes=self.options.chunk_bytes,
+            size=(lambda p: p.size + extra if p.document else 0) if extra else _size,
+        )
+        for chunk, _ in _pipelined(chunks, self._write_chunk):
+            yield _results(chunk)
 
-    def _written_here(self, chunk: list[_Pending]) -> list[Written]:
-        self._write_chunk(chunk)
-        return _results(chunk)
+    def write_batches(
+        self, batches: Iterable["Batch | Flush"], *, deadline: Deadline | None = None
+    ) -> Iterator[tuple["Batch", dict[int, EventResult]]]:
+        """Each batch the native core made (see `native`), once written, with the
+        results of its events that were not indexed (already present, or refused, by
+        position); every other one was. Pipelined as `write_chunks` is, a `FLUSH`
+        answering what is held back. For a writer without an embedder."""
+        if self._embedder is not None:
+            raise ValueError("batches carry no vectors: write Submissions with an embedder")
+        self._deadline = deadline
+        self._check_layout()
+        yield from _pipelined(batches, self._write_batch)
 
     def _check_layout(self) -> None:
         if self._granularity is not None:
@@ -297,31 +281,56 @@ class Writer:
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))
+        document = self.document(event, kept=submission.kept)
+        if isinstance(document, EventResult):
+            item.result = document
+        else:
+            item.document = document
+            item.size = document.size
+        return item
+
+    def document(
+        self, event: Event, *, kept: dict[str, Any] | None = None
+    ) -> Document | EventResult:
+        """`event`'s create action (with the `kept` fields, see `Submission`), or its
+        refusal: metadata that JSON cannot hold, or an action over the chunk's bytes."""
         try:
             document = to_document(event, index=self._partition(event))
-            if submission.kept:
-                document = document.extended(submission.kept)
+            if kept:
+                document = document.extended(kept)
         except TypeError as err:
-            item.result = _rejected(event, f"metadata cannot be stored as JSON: {err}")
-            return item
+            return _rejected(event, f"metadata cannot be stored as JSON: {err}")
         if document.size > self.options.chunk_bytes:
             reason = f"is {document.size} bytes, over the {self.options.chunk_bytes}-byte limit"
-            item.result = _rejected(event, f"event {reason}")
-            return item
-        item.document = document
-        item.size = document.size
-        return item
+            return _rejected(event, f"event {reason}")
+        return document
+
+    def batch_builder(self, *, limits: EventLimits | None, max_line_bytes: int) -> "Builder":
+        """A native builder of batches for `write_batches`, sized by this writer's
+        options. Raises `RuntimeError` when the native core is not available."""
+        self._check_layout()
+        assert self._granularity is not None  # _check_layout raises otherwise
+        return native.builder(
+            alias=self._alias,
+            granularity=self._granularity,
+            limits=limits,
+            max_count=self.options.chunk_events,
+            max_bytes=self.options.chunk_bytes,
+            max_line_bytes=max_line_bytes,
+        )
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
         live = [p for p in chunk if p.result is None]
-        erased = self._erased(live, reuse=True)  # (a)
+        if not live:
+            return
+        erased = self._erased(lambda: _scopes_of(live), reuse=True)  # (a)
         to_send: list[tuple[_Pending, Document]] = []
-        refused: list[Document] = []
+        refused: list[_Copy] = []
         for p in live:
             if erased and _covered(p, erased):
                 p.result = _rejected(p.submission.event, SCOPE_ERASED)
                 if p.document is not None:
-                    refused.append(p.document)
+                    refused.append(_copy_of(p.document))
             elif p.document is not None:
                 to_send.append((p, p.document))
         self._delete_copies(refused)
@@ -337,7 +346,7 @@ class Writer:
             if 200 <= response.status < 300:  # most: no call to word the result
                 p.result = EventResult(_INDEXED, p.submission.event.event_id)
             else:
-                p.result = self._result(p.submission.event, doc.index, response)
+                p.result = self._result(p.submission.event.event_id, doc.index, response)
                 if not p.result.stored:
                     continue
             stored.append(entry)
@@ -366,22 +375,64 @@ class Writer:
         return [(p, doc) for (p, _), doc in zip(to_send, documents, strict=True)]
 
     def _undo_erased(self, stored: list[tuple[_Pending, Document]]) -> None:
-        erased = self._erased([p for p, _ in stored])
+        if not stored:
+            return
+        erased = self._erased(lambda: _scopes_of([p for p, _ in stored]))
         if not erased:
             return
         doomed = [entry for entry in stored if _covered(entry[0], erased)]
         if not doomed:
             return
-        self._send(
-            [
-                ({"delete": {"_index": doc.index, "_id": doc.id, "routing": doc.routing}}, None)
-                for _, doc in doomed
-            ]
-        )
+        self._send([_delete(*_copy_of(doc)) for _, doc in doomed])
         for p, _ in doomed:
             p.result = _rejected(p.submission.event, SCOPE_ERASED)
 
-    def _delete_copies(self, refused: list[Document]) -> None:
+    def _write_batch(self, batch: "Batch") -> dict[int, EventResult]:
+        """(a), (b) and (c) of the module's text for a native batch: the results of its
+        events that were not indexed, by position."""
+        results: dict[int, EventResult] = {}
+        if not len(batch):
+            return results  # lines all refused or blank: nothing to write
+        erased = self._erased(batch.scopes, reuse=True)  # (a)
+        if erased:
+            for position in batch.covered(erased):
+                results[position] = _refused(batch.event_id(position), SCOPE_ERASED)
+            self._delete_copies([_copy_in(batch, position) for position in results])
+        if len(results) == len(batch):
+            return results
+        # Positions in the batch of the actions sent (all of them, but for a refusal).
+        sent = [p for p in range(len(batch)) if p not in results] if results else None
+        self._ensure_partitions(set(batch.indices()))
+
+        def body_for(pending: list[int]) -> bytes:
+            if sent is None:
+                return batch.body(None if len(pending) == len(batch) else pending)
+            return batch.body([sent[i] for i in pending])
+
+        count = len(batch) if sent is None else len(sent)
+        answers = bulk.send_creates(  # (b)
+            self._client,
+            count,
+            body_for,
+            policy=self.options.retry,
+            stats=self.stats,
+            sleep=self._sleep,
+            deadline=self._deadline,
+        )
+        for local, response in answers.items():
+            position = local if sent is None else sent[local]
+            index = orjson.loads(batch.header(position))["create"]["_index"]
+            results[position] = self._result(batch.event_id(position), index, response)
+        erased = self._erased(batch.scopes)  # (c)
+        if erased:
+            doomed = [p for p in batch.covered(erased) if p not in results or results[p].stored]
+            if doomed:
+                self._send([_delete(*_copy_in(batch, p)) for p in doomed])
+                for p in doomed:
+                    results[p] = _refused(batch.event_id(p), SCOPE_ERASED)
+        return results
+
+    def _delete_copies(self, refused: list["_Copy"]) -> None:
         """Delete the stored copies of events refused at (a): left behind by a write
         whose check (c) never completed. They are looked up first, in each event's own
         partition and in any index of the single-index layout behind the alias, with a
@@ -395,9 +446,9 @@ class Writer:
             return
         legacy = [index for index in indices if parse_partition(self._alias, index) is None]
         docs = [
-            {"_index": index, "_id": doc.id, "routing": doc.routing}
-            for doc in refused
-            for index in [doc.index, *legacy]
+            {"_index": index, "_id": doc_id, "routing": routing}
+            for own, doc_id, routing in refused
+            for index in [own, *legacy]
             if index in indices
         ]
         found = call_with_retries(
@@ -408,12 +459,7 @@ class Writer:
             deadline=self._deadline,
         )
         if found:
-            self._send(
-                [
-                    ({"delete": {"_index": index, "_id": doc_id, "routing": routing}}, None)
-                    for index, doc_id, routing in found
-                ]
-            )
+            self._send([_delete(*copy) for copy in found])
 
     def _indices(self) -> list[str]:
         def resolve() -> list[str]:
@@ -430,11 +476,11 @@ class Writer:
             deadline=self._deadline,
         )
 
-    def _erased(self, items: list[_Pending], *, reuse: bool = False) -> dict[str, int]:
-        """When each scope of `items` with a tombstone was erased. With `reuse`, the
-        last read answers if it is recent enough and asked for every scope of `items`."""
-        if not items:
-            return {}
+    def _erased(
+        self, scopes: Callable[[], Collection[str]], *, reuse: bool = False
+    ) -> dict[str, int]:
+        """When each of the `scopes()` with a tombstone was erased. With `reuse`, the
+        last read answers if it is recent enough and asked for every one of them."""
         last = self._last_read
         if (
             reuse
@@ -442,7 +488,7 @@ class Writer:
             and time.monotonic() - last.sent_at <= self.options.tombstone_reuse_s
             and (
                 last.asked is None  # no tombstone index then: nothing of any scope
-                or all(scope in last.asked for item in items for scope in item.scopes)
+                or last.asked.issuperset(scopes())
             )
         ):
             return last.erased
@@ -456,7 +502,9 @@ class Writer:
                     return {}
                 self._tombstones_seen = True
             # Gathered only now: without a tombstone index there is nothing to ask.
-            scope_ids = frozenset(scope for item in items for scope in item.scopes)
+            scope_ids = frozenset(scopes())
+            if not scope_ids:
+                return {}
             erased = tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
             self._last_read = _TombstoneRead(sent_at, scope_ids, erased)
             return erased
@@ -484,11 +532,11 @@ class Writer:
         """The client, its request timeout cut to what the write's deadline leaves."""
         return bounded(self._client, self._deadline)
 
-    def _result(self, event: Event, index: str, response: ItemResponse) -> EventResult:
+    def _result(self, event_id: str, index: str, response: ItemResponse) -> EventResult:
         if 200 <= response.status < 300:
-            return EventResult(_INDEXED, event.event_id)
+            return EventResult(_INDEXED, event_id)
         if response.status == 409:
-            return EventResult(_ALREADY_PRESENT, event.event_id)
+            return EventResult(_ALREADY_PRESENT, event_id)
         if response.status == 404 and "index_not_found" in (response.error or ""):
             self._partitions_made.discard(index)  # pruned: made again next time
             raise AliasMissing(
@@ -496,7 +544,7 @@ class Writer:
                 "cluster does not create indices on write.",
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
-        return _rejected(event, f"Elasticsearch refused it ({response.status}): {response.error}")
+        return _refused(event_id, f"Elasticsearch refused it ({response.status}): {response.error}")
 
 
 _size = operator.attrgetter("size")
@@ -526,11 +574,6 @@ def _found(client: Elasticsearch, docs: list[dict[str, str]]) -> list[tuple[str,
     return found
 
 
-def _finished(chunk: list[_Pending], done: "Future[None]") -> list[Written]:
-    done.result()  # re-raises what the worker raised
-    return _results(chunk)
-
-
 def _results(chunk: list[_Pending]) -> list[Written]:
     written = []
     for item in chunk:
@@ -540,4 +583,72 @@ def _results(chunk: list[_Pending]) -> list[Written]:
 
 
 def _rejected(event: Event, reason: str) -> EventResult:
-    return EventResult(Status.REJECTED, event.event_id, reason)
+    return _refused(event.event_id, reason)
+
+
+def _refused(event_id: str, reason: str) -> EventResult:
+    return EventResult(Status.REJECTED, event_id, reason)
+
+
+# A stored copy of a document, as a delete or a lookup names it: (index, _id, routing).
+_Copy = tuple[str, str, str]
+
+
+def _copy_of(document: Document) -> _Copy:
+    return document.index, document.id, document.routing
+
+
+def _copy_in(batch: "Batch", position: int) -> _Copy:
+    header = orjson.loads(batch.header(position))["create"]
+    return header["_index"], header["_id"], header["routing"]
+
+
+def _delete(index: str, doc_id: str, routing: str) -> bulk.Action:
+    return {"delete": {"_index": index, "_id": doc_id, "routing": routing}}, None
+
+
+def _scopes_of(items: list[_Pending]) -> set[str]:
+    return {scope for item in items for scope in item.scopes}
+
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+
+def _pipelined(units: Iterable[U | Flush], write: Callable[[U], R]) -> Iterator[tuple[U, R]]:
+    """Each unit with what `write` made of it, in order. One unit is written in a
+    worker thread while the next is made here (by the iterable): Elasticsearch indexes
+    while Python prepares, instead of each waiting for the other. A unit is handed to
+    the worker only once the next one is ready to be made meanwhile: a write of one
+    unit (a `serve` batch, a burst before a `FLUSH`) is done in the calling thread, with
+    no thread to start or wake. A `FLUSH` answers everything held back at once."""
+    held: tuple[U] | None = None  # made, not sent yet
+    in_flight: tuple[U, Future[R]] | None = None
+    worker: ThreadPoolExecutor | None = None
+    try:
+        for unit in units:
+            if isinstance(unit, Flush):
+                # Nothing more for now: answer without waiting for more input, even
+                # when the burst ended exactly on a unit's boundary.
+                if in_flight is not None:
+                    yield in_flight[0], in_flight[1].result()
+                    in_flight = None
+                if held is not None:
+                    yield held[0], write(held[0])
+                    held = None
+                continue
+            if held is not None:
+                if worker is None:
+                    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk")
+                sent = (held[0], worker.submit(write, held[0]))
+                if in_flight is not None:
+                    yield in_flight[0], in_flight[1].result()  # re-raises the worker's error
+                in_flight = sent
+            held = (unit,)
+        if in_flight is not None:
+            yield in_flight[0], in_flight[1].result()
+        if held is not None:
+            yield held[0], write(held[0])
+    finally:
+        if worker is not None:
+            worker.shutdown()

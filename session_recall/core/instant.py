@@ -54,12 +54,12 @@ def _day_seconds(date: str) -> int:
     return (datetime(year, month, day, tzinfo=UTC) - _EPOCH) // timedelta(seconds=1)
 
 
-# Days seen to be whole days within range (`_whole_day`): a set is cheaper to ask than
+# Days seen to be whole days within range (`whole_day`): a set is cheaper to ask than
 # a cached function, once per event. Bounded: there are about 107,000 such days.
 _WHOLE_DAYS: set[str] = set()
 
 
-def _whole_day(date: str) -> bool:
+def whole_day(date: str) -> bool:
     """`date` (YYYY-MM-DD) is a day of the calendar (not 2026-02-30) of which every time
     of day is an instant; remembered in `_WHOLE_DAYS` when it is."""
     if not _FIRST_DAY <= date <= _LAST_WHOLE_DAY:
@@ -118,7 +118,7 @@ class Instant:
         if (
             isinstance(text, str)
             and _UTC.fullmatch(text) is not None
-            and (text[:10] in _WHOLE_DAYS or _whole_day(text[:10]))
+            and (text[:10] in _WHOLE_DAYS or whole_day(text[:10]))
         ):
             instant = object.__new__(cls)  # in range: no `__init__` check needed
             instant._nanos = None
