@@ -17,6 +17,18 @@ fi
 echo "==> Installing session-recall and its dependencies into .venv"
 python -m pip install --quiet --disable-pip-version-check --upgrade pip
 python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test}]"
+# The indexer's native core (native/, Rust): built when cargo is here, and again only
+# when its sources change; without it the indexer takes its pure-Python path.
+if command -v cargo >/dev/null 2>&1; then
+  NATIVE_STAMP="$(cat native/Cargo.toml native/Cargo.lock native/pyproject.toml native/src/*.rs 2>/dev/null | sha256sum | cut -c1-16)"
+  if [ "$(cat .venv/native.stamp 2>/dev/null)" != "$NATIVE_STAMP" ]; then
+    echo "==> Building the indexer's native core (native/) with cargo"
+    python -m pip install --quiet --disable-pip-version-check ./native
+    echo "$NATIVE_STAMP" >.venv/native.stamp
+  fi
+else
+  echo "==> No Rust toolchain (cargo): the indexer takes its pure-Python path (slower)" >&2
+fi
 # scripts/test sets NODE_NEEDED=0 for the unit tier alone, which starts no node.
 if [ "${NODE_NEEDED:-1}" = 1 ] &&
   ! python -c "from session_recall.node.jdk import find_java_home; find_java_home()" 2>/dev/null; then

@@ -1,0 +1,84 @@
+"""The native core, when it is installed: NDJSON lines to `_bulk` actions a chunk at a time.
+
+`session_recall_native` (built from `native/` by the README's commands) reads whole
+blocks of lines (`LineRun`) and fills a `Batch` with their create actions, the same
+bytes `to_document` makes, with no Python call per event. A line it is not sure of
+it declines, and the Python path (`parsing`, `Event`) judges that line: every refusal
+is the Python path's, in its words, so the two paths differ in speed only. The rules
+it applies are this package's own, handed over here: the event's field names, what
+counts as blank, the limits, each day's partition.
+
+Without it, or with SESSION_RECALL_NATIVE=0, everything takes the Python path.
+"""
+
+import os
+from collections.abc import Callable
+
+from session_recall.core.instant import Instant, whole_day
+from session_recall.core.limits import MAX_ID_CHARS
+from session_recall.core.partitions import Granularity, PartitionNames
+from session_recall.indexer.event import WHITESPACE, Event
+from session_recall.indexer.parsing import DEFAULT_MAX_TEXT_BYTES, EventLimits
+
+try:
+    import session_recall_native as _core
+except ImportError:  # not built here: the Python path does the same
+    _core = None
+
+# What `Builder.feed` stopped at (see native/src/lib.rs).
+DONE, FULL, DECLINED, TOO_LONG = 0, 1, 2, 3
+_OFF = frozenset({"0", "false", "no", "off"})
+
+
+def available() -> bool:
+    """The native core is installed and not turned off (SESSION_RECALL_NATIVE=0)."""
+    return _core is not None and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
+
+
+def builder(
+    *,
+    alias: str,
+    granularity: Granularity,
+    limits: EventLimits | None,
+    max_count: int,
+    max_bytes: int,
+    max_line_bytes: int,
+) -> "_core.Builder":
+    """A builder of batches of at most `max_count` actions and `max_bytes` bytes for
+    `alias`'s partitions. Raises `RuntimeError` when the core is not `available()`."""
+    if _core is None or not available():
+        raise RuntimeError("the native core is not available; take the Python path")
+    keys = {}
+    for name, field in Event.model_fields.items():
+        keys[name] = name
+        keys[field.alias or name] = name
+    default_type = Event.model_fields["conversation_type"].default
+    rules = _core.Rules(
+        keys=keys,
+        whitespace=WHITESPACE,
+        max_id_chars=MAX_ID_CHARS,
+        max_text_bytes=DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes,
+        default_conversation_type=default_type,
+    )
+    return _core.Builder(
+        rules,
+        day=day_partitions(alias, granularity),
+        max_count=max_count,
+        max_bytes=max_bytes,
+        max_line_bytes=max_line_bytes,
+    )
+
+
+def day_partitions(alias: str, granularity: Granularity) -> Callable[[str], tuple[str, int] | None]:
+    """For a day (YYYY-MM-DD): its partition and its first second since the epoch, or
+    None when not every time of that day is an instant an event may carry (the core
+    then declines the event, for `Instant` to judge)."""
+    names = PartitionNames(alias, granularity)
+
+    def day(date: str) -> tuple[str, int] | None:
+        if not whole_day(date):
+            return None
+        midnight = Instant.parse(f"{date}T00:00:00Z")
+        return names.index(midnight), midnight.nanos // 1_000_000_000
+
+    return day

@@ -1,0 +1,209 @@
+"""The native core takes only what the Python path takes, and makes the same bytes of it."""
+
+import shutil
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_recall.indexer import native
+from session_recall.indexer.event import WHITESPACE
+from session_recall.indexer.lines import DEFAULT_MAX_LINE_BYTES
+from session_recall.indexer.parsing import EventLimits, Parsed, parse_line
+from session_recall.indexer.scope import scope_ids_of
+from session_recall.indexer.writer import Writer, WriterOptions
+
+if not native.available():
+    if shutil.which("cargo"):  # the test command builds it wherever Rust is
+        pytest.fail("cargo is here but the native core is not installed: run scripts/test")
+    pytest.skip("the native core is not built here (no Rust toolchain)", allow_module_level=True)
+
+ALIAS = "events"
+LIMITS = EventLimits(max_text_bytes=200)
+OPTIONS = WriterOptions(chunk_events=50, chunk_bytes=4096)
+
+
+def _writer(options: WriterOptions = OPTIONS) -> Writer:
+    # No request is made: the period is given, and only documents are asked for.
+    return Writer(None, ALIAS, options=options, granularity="month")  # type: ignore[arg-type]
+
+
+def _native(line: bytes) -> dict[str, Any] | None:
+    """What the core made of one line, or None when it declined it."""
+    builder = _writer().batch_builder(limits=LIMITS, max_line_bytes=DEFAULT_MAX_LINE_BYTES)
+    what, *_ = builder.feed(line, 0, len(line))
+    if what != native.DONE:
+        return None
+    batch = builder.take()
+    if len(batch) == 0:
+        return {"blank": True}
+    header = batch.header(0)
+    return {
+        "header": header,
+        "body": batch.body()[len(header) + 1 : -1],
+        "event_id": batch.event_id(0),
+        "scopes": sorted(batch.scopes()),
+        "indices": batch.indices(),
+        "source": batch.source(0),
+    }
+
+
+def _python(line: bytes) -> dict[str, Any] | None:
+    parsed = parse_line(line, LIMITS)
+    if parsed is None:
+        return {"blank": True}
+    if not isinstance(parsed, Parsed):
+        return None
+    document = _writer().document(parsed.event)
+    if not hasattr(document, "header_json"):
+        return None
+    return {
+        "header": document.header_json,
+        "body": document.body,
+        "event_id": parsed.event.event_id,
+        "scopes": sorted(scope_ids_of(parsed.event)),
+        "indices": [document.index],
+        "source": line,
+    }
+
+
+identifiers = st.one_of(
+    st.sampled_from(["alice", "bob", "s-1", "inbox", "ü", "a b", "\t", " ", "", "x" * 513]),
+    st.text(max_size=8),
+    st.text(alphabet=WHITESPACE, max_size=3),
+)
+stamps = st.one_of(
+    st.sampled_from(
+        [
+            "2026-07-01T12:00:00Z",
+            "2026-07-01T12:00:00.5Z",
+            "2026-07-01T12:00:00.123456789Z",
+            "2026-07-01T12:00:00.1234567890Z",
+            "2026-02-30T12:00:00Z",
+            "2026-07-01T24:00:00Z",
+            "2026-07-01T12:00:00+02:00",
+            "2026-07-01t12:00:00z",
+            "1970-01-01T00:00:00Z",
+            "1969-12-31T23:59:59Z",
+            "2262-04-10T23:59:59.999999999Z",
+            "2262-04-11T00:00:00Z",
+            "2026-07-01T12:00:00.Z",
+            "٢٠٢٦-07-01T12:00:00Z",
+        ]
+    ),
+    st.text(max_size=30),
+)
+metadata_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FIELDS = {
+    "user_id": identifiers,
+    "userId": identifiers,
+    "session_id": identifiers,
+    "sessionId": identifiers,
+    "timestamp": stamps,
+    "type": identifiers,
+    "text": st.text(max_size=60),
+    "contact_id": st.none() | identifiers,
+    "inboxId": st.none() | identifiers,
+    "conversation_type": st.none() | identifiers,
+    "metadata": st.none() | metadata_values | st.floats(),
+    "event_id": identifiers,
+    "eventId": identifiers,
+    "extra": st.text(max_size=3),
+}
+REQUIRED = {
+    "user_id": st.sampled_from(["alice", 'bob\n"x"', "ü\u2028", "a\\b"]),
+    "session_id": st.sampled_from(["s-1", "s\x01"]),
+    "timestamp": st.sampled_from(["2026-07-01T12:00:00Z", "2024-02-29T23:59:59.25Z"]),
+    "type": st.just("user_message"),
+    "text": st.text(max_size=60),
+}
+
+
+@st.composite
+def events(draw: st.DrawFn) -> dict[str, Any]:
+    event = draw(st.fixed_dictionaries(REQUIRED))
+    optional = draw(st.dictionaries(st.sampled_from(sorted(FIELDS)), st.none(), max_size=4))
+    for key in optional:
+        event[key] = draw(FIELDS[key])
+    return event
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> bytes:
+    event = draw(events())
+    line = orjson.dumps(event)
+    change = draw(st.sampled_from(["none", "spaces", "bom", "cr", "twice", "cut", "array"]))
+    if change == "spaces":
+        line = b"  " + line.replace(b'":', b'" : ') + b" "
+    elif change == "bom":
+        line = b"\xef\xbb\xbf" + line
+    elif change == "cr":
+        line += b"\r"
+    elif change == "twice":
+        line = line[:-1] + b',"user_id":"mallory"}'
+    elif change == "cut":
+        line = line[: draw(st.integers(0, len(line)))]
+    elif change == "array":
+        line = b"[" + line + b"]"
+    return line
+
+
+@given(lines())
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+def test_a_line_the_core_takes_is_taken_the_same_by_the_python_path(line: bytes) -> None:
+    made = _native(line)
+    if made is not None:
+        assert made == _python(line)
+
+
+def test_the_core_takes_the_events_producers_send() -> None:
+    for event in [
+        {"user_id": "u", "session_id": "s", "timestamp": "2026-07-01T12:00:00Z", "type": "t",
+         "text": "hi"},
+        {"userId": "u", "sessionId": "s", "timestamp": "2026-07-01T12:00:00.5Z", "type": "t",
+         "text": "é\n\"", "contactId": "c", "inboxId": "i", "eventId": "e-1",
+         "metadata": {"a": [1, True, None, "x"], "b": {"c": -3}}},
+    ]:  # fmt: skip
+        line = orjson.dumps(event)
+        assert _native(line) is not None
+        assert _native(line) == _python(line)
+
+
+def test_a_batch_covers_its_lines_and_stops_at_its_count() -> None:
+    roomy = OPTIONS.model_copy(update={"chunk_bytes": 1024 * 1024})
+    builder = _writer(roomy).batch_builder(limits=LIMITS, max_line_bytes=DEFAULT_MAX_LINE_BYTES)
+    event = {"user_id": "u", "session_id": "s", "type": "t", "text": "hi"}
+    data = b"".join(
+        orjson.dumps({**event, "timestamp": f"2026-07-01T12:00:{i:02d}Z"}) + b"\n"
+        for i in range(OPTIONS.chunk_events + 1)
+    )
+    what, _, _, after = builder.feed(data, 0, len(data))
+    assert what == native.FULL
+    batch = builder.take()
+    assert len(batch) == OPTIONS.chunk_events
+    assert batch.end == after == builder.position
+    assert builder.number == OPTIONS.chunk_events
+    assert builder.feed(data, after, len(data))[0] == native.DONE
+    assert len(builder.take()) == 1
+
+
+def test_a_batch_stops_before_the_line_that_would_pass_its_bytes() -> None:
+    builder = _writer().batch_builder(limits=LIMITS, max_line_bytes=DEFAULT_MAX_LINE_BYTES)
+    line = orjson.dumps(
+        {"user_id": "u", "session_id": "s", "timestamp": "2026-07-01T12:00:00Z", "type": "t",
+         "text": "x" * 150}
+    ) + b"\n"  # fmt: skip
+    data = line * 40
+    what, start, _, after = builder.feed(data, 0, len(data))
+    batch = builder.take()
+    assert what == native.FULL and after == start  # that line is read again, into the next
+    assert len(batch.body()) <= OPTIONS.chunk_bytes < len(batch.body()) + 2 * len(line)
+    assert batch.end == after == len(batch) * len(line)
