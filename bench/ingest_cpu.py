@@ -41,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
             if profiler:
                 profiler.enable()
             summary = ingest(
-                client, alias, read_stream(stream), dead_letter=args.path.with_suffix(".dead")
+                client,
+                alias,
+                read_stream(stream, runs=True),
+                dead_letter=args.path.with_suffix(".dead"),
             )
             if profiler:
                 profiler.disable()

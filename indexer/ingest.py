@@ -5,22 +5,25 @@ Elasticsearch, or written (and fsynced) to the dead-letter file.
 """
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from session_recall.core import strict_json
 from session_recall.embeddings import Embedder
-from session_recall.indexer import checkpoint, collector
+from session_recall.indexer import checkpoint, collector, native
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
-from session_recall.indexer.lines import Line
+from session_recall.indexer.lines import DEFAULT_MAX_LINE_BYTES, Line, LineRun
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
 from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
-from session_recall.indexer.results import SCOPE_ERASED, IngestSummary, Status
+from session_recall.indexer.results import SCOPE_ERASED, EventResult, IngestSummary, Status
+from session_recall.indexer.scope import scope_ids_of
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
 
 _REJECTED = Status.REJECTED
@@ -54,7 +57,7 @@ def check_outputs(dead_letter: Path, checkpoint_path: Path | None) -> None:
 def ingest(
     client: Elasticsearch,
     alias: str,
-    lines: Iterable[Line | Flush],
+    lines: Iterable[Line | LineRun | Flush],
     *,
     dead_letter: Path,
     checkpoint_path: Path | None = None,
@@ -102,7 +105,7 @@ def ingest(
 
     def submissions() -> Iterator[Submission | Flush]:
         nonlocal idle
-        for line in lines:
+        for line in expanded():
             if isinstance(line, Flush):
                 idle = True
                 save(force=progress.unresolved == 0)
@@ -125,6 +128,24 @@ def ingest(
             else:
                 summary.count_read()
                 yield Submission(parsed.event, token=ticket)
+
+    if embedder is None and native.available():
+        # Lines a block at a time, no Python object per event (see `native`).
+        with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
+            try:
+                _ingest_batches(writer, lines, limits, sink, summary, progress, save, on_progress)
+            finally:
+                summary.dead_lettered = sink.count
+                summary.retries, summary.throttled = writer.stats.retries, writer.stats.throttled
+                save(force=True)
+        return summary
+
+    def expanded() -> Iterator[Line | Flush]:
+        for item in lines:
+            if isinstance(item, LineRun):
+                yield from item.lines()
+            else:
+                yield item
 
     with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
         try:
@@ -150,3 +171,115 @@ def ingest(
             summary.without_vectors = writer.without_vectors
             save(force=True)
     return summary
+
+
+def _ingest_batches(
+    writer: Writer,
+    lines: Iterable[Line | LineRun | Flush],
+    limits: EventLimits | None,
+    sink: DeadLetter,
+    summary: IngestSummary,
+    progress: Progress[Line],
+    save: Callable[..., None],
+    on_progress: Callable[[IngestSummary, int], None] | None,
+) -> None:
+    """`ingest`'s loop over native batches. A batch covers a stretch of input lines:
+    its events, and the lines before them that were blank or refused (dead-lettered at
+    once); its end is checkpointed once it is written. Lines the core declines are
+    judged one by one by the Python path, and stored in the batch when valid."""
+    builder: Any = None
+    taken: deque[int] = deque()  # the tickets of the batches written, in order
+    inode: int | None = None
+    last_end = progress.committed.end
+    idle = False  # as in `ingest`
+
+    def take(end: int | None = None) -> Any:
+        nonlocal last_end
+        batch = builder.take()
+        summary.count_read(events=len(batch))
+        stop = batch.end if end is None else end
+        taken.append(progress.open(Line(b"", 0, stop, inode)))
+        last_end = stop
+        return batch
+
+    def refuse(original: Any, number: int, reason: str) -> None:
+        summary.count_read(rejected=True)
+        sink.write(original, f"line {number}: {reason}")
+
+    def judge(data: bytes, number: int, before: int) -> Iterator[Any]:
+        """One line the core left to the Python path; yields a full batch first when
+        the line's event does not fit in the pending one."""
+        parsed = parse_line(data, limits)
+        if parsed is None:
+            return
+        if isinstance(parsed, Rejected):
+            refuse(parsed.original, number, parsed.reason)
+            return
+        document = writer.document(parsed.event)
+        if isinstance(document, EventResult):
+            refuse(parsed.original, number, str(document.reason))
+            return
+        if not builder.room_for(document.size):
+            yield take(end=before)
+        builder.push(
+            header=document.header_json,
+            body=document.body,
+            event_id=parsed.event.event_id,
+            nanos=parsed.event.timestamp.nanos,
+            scopes=list(scope_ids_of(parsed.event)),
+            index=document.index,
+            source=data,
+        )
+
+    def batches() -> Iterator[Any]:
+        nonlocal builder, inode, idle
+        for item in lines:
+            if isinstance(item, Flush):
+                idle = True
+                if builder is not None and (len(builder) or builder.position != last_end):
+                    yield take()
+                save(force=progress.unresolved == 0)
+                yield item
+                continue
+            idle = False
+            if builder is None:
+                limit = item.max_line_bytes if isinstance(item, LineRun) else DEFAULT_MAX_LINE_BYTES
+                builder = writer.batch_builder(limits=limits, max_line_bytes=limit)
+            inode = item.inode
+            if isinstance(item, Line):
+                builder.position, builder.number = item.end, item.number
+                before = item.end - len(item.data) - 1
+                if item.too_long:
+                    refuse("", item.number, _TOO_LONG)
+                else:
+                    yield from judge(item.data, item.number, before)
+                continue
+            builder.position, builder.number = item.position, item.number
+            at = item.start
+            while True:
+                what, line_start, line_end, at = builder.feed(item.data, at, item.end)
+                if what == native.DONE:
+                    break
+                if what == native.FULL:
+                    yield take()
+                    continue
+                before = builder.position - (at - line_start)
+                if what == native.TOO_LONG:
+                    refuse("", builder.number, _TOO_LONG)
+                else:
+                    data = item.data[line_start:line_end]
+                    yield from judge(data, builder.number, before)
+        if builder is not None and (len(builder) or builder.position != last_end):
+            yield take()
+
+    for batch, results in writer.write_batches(batches()):
+        summary.count_batch(len(batch), results.values())
+        for position, result in results.items():
+            if result.status is _REJECTED and result.reason != SCOPE_ERASED:
+                # As it was received: the line parsed before, so it parses.
+                original = strict_json.loads(batch.source(position))
+                sink.write(original, f"line {batch.line(position)}: {result.reason}")
+        progress.resolve(taken.popleft())
+        if on_progress is not None:
+            on_progress(summary, progress.committed.end)
+        save(force=idle and progress.unresolved == 0)

@@ -10,7 +10,6 @@ first when it starts again (`checkpoint.rotated_file`, then `read_finished_file`
 `follow_file(rotated=...)`, which waits for it to be quiet the same way).
 """
 
-import itertools
 import os
 import select
 import threading
@@ -43,8 +42,39 @@ class Line:
     too_long: bool = False
 
 
+@dataclass(slots=True)
+class LineRun:
+    """Whole lines of one block, as they were read: `data[start:end]`, each line ending
+    with a newline. `position` is the input offset of `data[start]`, `number` the
+    number of the line before the first. For a reader that takes many lines at once
+    (`native`) rather than a `Line` each; `lines()` gives the same as `Line`s."""
+
+    data: bytes
+    start: int
+    end: int
+    position: int
+    number: int
+    inode: int | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+    def lines(self) -> Iterator[Line]:
+        position, number, limit, inode = self.position, self.number, self.max_line_bytes, self.inode
+        pieces = self.data[self.start : self.end].split(b"\n")
+        pieces.pop()  # after the last newline: nothing
+        for piece in pieces:
+            position += len(piece) + 1
+            number += 1
+            if len(piece) > limit:
+                yield Line(b"", number, position, inode, True)
+            else:
+                yield Line(piece, number, position, inode)
+
+
 class _Splitter:
-    def __init__(self, *, start: int, inode: int | None, max_line_bytes: int) -> None:
+    def __init__(
+        self, *, start: int, inode: int | None, max_line_bytes: int, runs: bool = False
+    ) -> None:
+        self._runs = runs
         self._position = start
         self._inode = inode
         self._max = max_line_bytes
@@ -53,27 +83,30 @@ class _Splitter:
         self._skipping = False
         self._number = 0
 
-    def feed(self, block: bytes) -> Iterator[Line]:
-        pieces = block.split(b"\n")
-        rest = pieces.pop()  # after the last newline: the start of a line to come
-        if pieces:
+    def feed(self, block: bytes) -> Iterator[Line | LineRun]:
+        first = block.find(b"\n")
+        if first >= 0:
             # The first line may end one that earlier blocks began.
-            first = pieces[0]
-            length = self._pending + len(first) + 1
+            length = self._pending + first + 1
+            piece = block[:first]
             if self._buffer:
-                self._buffer += first
-                first = bytes(self._buffer)
+                self._buffer += piece
+                piece = bytes(self._buffer)
                 self._buffer.clear()
-            yield self._emit(first, length)
-            # The others lie whole in this block: made here, not by a call per line.
-            limit, inode = self._max, self._inode
-            for piece in itertools.islice(pieces, 1, None):
-                self._position += len(piece) + 1
-                self._number += 1
-                if len(piece) > limit:
-                    yield Line(b"", self._number, self._position, inode, True)
+            yield self._emit(piece, length)
+            last = block.rfind(b"\n") + 1
+            if last > first + 1:
+                # The others lie whole in this block: made here, not by a call per line.
+                run = LineRun(
+                    block, first + 1, last, self._position, self._number, self._inode, self._max
+                )
+                self._position += last - first - 1
+                self._number += block.count(b"\n", first + 1, last)
+                if self._runs:
+                    yield run
                 else:
-                    yield Line(piece, self._number, self._position, inode)
+                    yield from run.lines()
+        rest = block[block.rfind(b"\n") + 1 :]  # the start of a line to come
         self._pending += len(rest)
         if not self._skipping:
             self._buffer += rest
@@ -104,13 +137,15 @@ def read_stream(
     start: int = 0,
     inode: int | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-) -> Iterator[Line | Flush]:
-    """Every line of `stream` from its current position (which is `start`).
+    runs: bool = False,
+) -> Iterator[Line | LineRun | Flush]:
+    """Every line of `stream` from its current position (which is `start`); with
+    `runs`, the lines that lie whole in a block read come as one `LineRun`.
 
     On a pipe that has nothing more to give for now, a `FLUSH` follows the lines read,
     so a slow producer's events are not held back waiting for a full chunk.
     """
-    splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes)
+    splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes, runs=runs)
     read = getattr(stream, "read1", stream.read)
     while block := read(BLOCK_BYTES):
         yield from splitter.feed(block)
@@ -125,12 +160,15 @@ def read_finished_file(
     start: int,
     inode: int | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-) -> Iterator[Line | Flush]:
+    runs: bool = False,
+) -> Iterator[Line | LineRun | Flush]:
     """Every line of a file nobody appends to any more (a rotated one), from `start`,
     its last line taken even without a newline; then a `FLUSH`."""
     with path.open("rb") as file:
         file.seek(start)
-        yield from read_stream(file, start=start, inode=inode, max_line_bytes=max_line_bytes)
+        yield from read_stream(
+            file, start=start, inode=inode, max_line_bytes=max_line_bytes, runs=runs
+        )
     yield FLUSH
 
 
@@ -143,7 +181,8 @@ def follow_file(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     rotation_quiet: float = DEFAULT_ROTATION_QUIET_S,
     rotated: Path | None = None,
-) -> Iterator[Line | Flush]:
+    runs: bool = False,
+) -> Iterator[Line | LineRun | Flush]:
     """Tail `path` from `start` until `stop` is set, across rotations and truncations.
 
     A `FLUSH` marks each time the end of the file is reached. The unfinished last line
@@ -158,7 +197,7 @@ def follow_file(
     try:
         inode = os.fstat(file.fileno()).st_ino
         file.seek(start)
-        splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes)
+        splitter = _Splitter(start=start, inode=inode, max_line_bytes=max_line_bytes, runs=runs)
         at_rest = True
         # Since when the old file is known to be renamed away, and since when quiet.
         rotated_since = time.monotonic() if rotated is not None else None
@@ -184,7 +223,9 @@ def follow_file(
                     rotated_since = time.monotonic()
                 elif change == "truncated":
                     file.seek(0)
-                    splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
+                    splitter = _Splitter(
+                        start=0, inode=inode, max_line_bytes=max_line_bytes, runs=runs
+                    )
                     continue
             if (
                 rotated_since is not None
@@ -200,7 +241,7 @@ def follow_file(
                 file.close()
                 file = new
                 inode = os.fstat(file.fileno()).st_ino
-                splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes)
+                splitter = _Splitter(start=0, inode=inode, max_line_bytes=max_line_bytes, runs=runs)
                 rotated_since = None
                 continue
             stop.wait(poll_interval)

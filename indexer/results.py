@@ -91,11 +91,18 @@ class IngestSummary(BaseModel):
         counts["rejected"] += rejected
         counts["erased"] += erased
 
-    def count_read(self, *, rejected: bool = False) -> None:
-        """One more event read; `rejected` when it was refused before being sent."""
+    def count_read(self, *, rejected: bool = False, events: int = 1) -> None:
+        """More events read (one by default); `rejected` when it was refused before
+        being sent."""
         counts = self.__dict__
-        counts["read"] += 1
+        counts["read"] += events
         counts["rejected"] += rejected
+
+    def count_batch(self, size: int, exceptions: Iterable[EventResult]) -> None:
+        """Count a batch of `size` events, all indexed but for the `exceptions`."""
+        exceptions = list(exceptions)
+        self.count_all(exceptions)
+        self.__dict__["indexed"] += size - len(exceptions)
 
     @property
     def all_accepted(self) -> bool:

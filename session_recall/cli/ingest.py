@@ -35,6 +35,7 @@ from session_recall.indexer.errors import WriteUnavailable
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,
     Line,
+    LineRun,
     follow_file,
     read_finished_file,
     read_stream,
@@ -113,7 +114,9 @@ def ingest_command(
     limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
     stop = threading.Event()
     tail = (
-        functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet) if follow else None
+        functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet, runs=True)
+        if follow
+        else None
     )
     check_outputs(dead_letter, checkpoint)  # a wrong path is named even with the node down
     with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
@@ -165,17 +168,17 @@ def _finish(summary: IngestSummary) -> None:
 
 
 # `follow_file` with its stop event and rotation settings bound: (path, start, rotated).
-Tail = Callable[..., Iterator[Line | Flush]]
+Tail = Callable[..., Iterator[Line | LineRun | Flush]]
 
 
 @contextmanager
 def _input(
     source: str, checkpoint: Path | None, dead_letter: Path, tail: Tail | None
-) -> Iterator[tuple[Iterator[Line | Flush], Position, int | None]]:
+) -> Iterator[tuple[Iterator[Line | LineRun | Flush], Position, int | None]]:
     if source == "-":
         peek = getattr(sys.stdin.buffer, "peek", None)
         _refuse_json_array(peek(ARRAY_PEEK_BYTES) if peek else b"", source)
-        yield read_stream(sys.stdin.buffer), Position(), None
+        yield read_stream(sys.stdin.buffer, runs=True), Position(), None
         return
     path = Path(source)
     try:
@@ -189,7 +192,7 @@ def _input(
         saved = checkpoints.load(checkpoint) if checkpoint else None
         exclude = [p for p in (checkpoint, dead_letter) if p is not None]
         rotated = checkpoints.rotated_file(path, saved, exclude=exclude)
-        head: Iterator[Line | Flush] = iter(())
+        head: Iterator[Line | LineRun | Flush] = iter(())
         total: int | None = stat.st_size
         if saved is not None and rotated is not None:
             # The rotated file's tail first, under its own inode: the checkpoint stays
@@ -200,7 +203,7 @@ def _input(
             if tail is not None:  # its writer may still append to it: wait until quiet
                 yield tail(path, start=saved.offset, rotated=rotated), saved, None
                 return
-            head = read_finished_file(rotated, start=saved.offset, inode=saved.inode)
+            head = read_finished_file(rotated, start=saved.offset, inode=saved.inode, runs=True)
             start, offset, total = saved, 0, None  # offsets span two files: no bar total
         else:
             offset = checkpoints.resume_offset(saved, inode=stat.st_ino, size=stat.st_size)
@@ -216,7 +219,7 @@ def _input(
             yield tail(path, start=offset), start, None
         else:
             file.seek(offset)
-            rest = read_stream(file, start=offset, inode=stat.st_ino)
+            rest = read_stream(file, start=offset, inode=stat.st_ino, runs=True)
             yield itertools.chain(head, rest), start, total
 
 

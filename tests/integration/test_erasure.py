@@ -6,6 +6,7 @@ import io
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -13,8 +14,17 @@ from elasticsearch import Elasticsearch
 
 from session_recall.cli import main
 from session_recall.core.instant import Instant
-from session_recall.indexer import IngestSummary, Scope, WriterOptions, erase, ingest, read_stream
-from session_recall.indexer.lines import Line
+from session_recall.indexer import (
+    IngestSummary,
+    Scope,
+    WriterOptions,
+    erase,
+    ingest,
+    native,
+    read_stream,
+)
+from session_recall.indexer.chunking import FLUSH, Flush
+from session_recall.indexer.lines import Line, LineRun
 from session_recall.indexer.tombstones import erased_at, record
 from session_recall.node import wait_until
 from tests.support.ndjson import append_ndjson, event, ndjson, stored, write_ndjson
@@ -156,7 +166,7 @@ def test_erasing_twice_is_harmless(es: Elasticsearch, es_url: str, alias: str):
     assert _cli(es_url, alias, "delete", "--user", "nobody")[0] == 0
 
 
-def _held_until(lines: Iterator[Line], count: int, release: Callable[[], bool]) -> Iterator[Line]:
+def _held_until(lines: Iterator[Any], count: int, release: Callable[[], bool]) -> Iterator[Any]:
     """The first `count` lines, then the rest once `release()` holds (an input gone
     quiet for a while, as a followed file can)."""
     for number, line in enumerate(lines):
@@ -165,8 +175,34 @@ def _held_until(lines: Iterator[Line], count: int, release: Callable[[], bool]) 
         yield line
 
 
+def _as_runs(lines: Iterator[Line | Flush], size: int) -> Iterator[LineRun | Flush]:
+    """The same lines, `size` at a time, as the blocks the native path reads."""
+    group: list[Line] = []
+    for line in [*lines, FLUSH]:
+        if isinstance(line, Line):
+            group.append(line)
+        if group and (len(group) == size or isinstance(line, Flush)):
+            first = group[0]
+            data = b"".join(item.data + b"\n" for item in group)
+            yield LineRun(data, 0, len(data), first.end - len(first.data) - 1, first.number - 1)
+            group = []
+        if isinstance(line, Flush):
+            yield line
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        pytest.param(False, id="python-path"),
+        pytest.param(
+            True,
+            id="native-path",
+            marks=pytest.mark.skipif(not native.available(), reason="no native core"),
+        ),
+    ],
+)
 def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
-    es: Elasticsearch, alias: str, tmp_path: Path
+    es: Elasticsearch, alias: str, tmp_path: Path, runs: bool
 ):
     total, before = 6_000, 1_000
     data = ndjson(event(i, user="victim" if i % 2 else "bystander") for i in range(total))
@@ -178,7 +214,12 @@ def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
     outcome: dict[str, IngestSummary | BaseException] = {}
 
     def run() -> None:
-        lines = _held_until(read_stream(io.BytesIO(data)), before, lambda: bool(erasing.calls))
+        source: Iterator[Any] = read_stream(io.BytesIO(data))
+        if runs:  # a run of 10 lines counts as one
+            source, hold = _as_runs(source, 10), before // 10
+        else:
+            hold = before
+        lines = _held_until(source, hold, lambda: bool(erasing.calls))
         try:
             outcome["first"] = ingest(
                 es, alias, lines, dead_letter=tmp_path / "d1", options=options
@@ -203,7 +244,9 @@ def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
     assert stored(es, alias, user_id="victim") == 0
     assert stored(es, alias, user_id="bystander") == total // 2
 
-    replay = ingest(es, alias, read_stream(io.BytesIO(data)), dead_letter=tmp_path / "d2")
+    replay = ingest(
+        es, alias, read_stream(io.BytesIO(data), runs=runs), dead_letter=tmp_path / "d2"
+    )
 
     # Every event was stamped before the erasure started: the replay is all refused.
     assert replay.rejected == replay.erased == total // 2
