@@ -12,7 +12,7 @@ Without it, or with SESSION_RECALL_NATIVE=0, everything takes the Python path.
 """
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from session_recall.core.instant import Instant, whole_day
 from session_recall.core.limits import MAX_ID_CHARS
@@ -35,38 +35,43 @@ def available() -> bool:
     return _core is not None and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
 
 
-def builder(
-    *,
-    alias: str,
-    granularity: Granularity,
-    limits: EventLimits | None,
-    max_count: int,
-    max_bytes: int,
-    max_line_bytes: int,
-) -> "_core.Builder":
-    """A builder of batches of at most `max_count` actions and `max_bytes` bytes for
-    `alias`'s partitions. Raises `RuntimeError` when the core is not `available()`."""
-    if _core is None or not available():
-        raise RuntimeError("the native core is not available; take the Python path")
-    keys = {}
-    for name, field in Event.model_fields.items():
-        keys[name] = name
-        keys[field.alias or name] = name
-    default_type = Event.model_fields["conversation_type"].default
-    rules = _core.Rules(
-        keys=keys,
-        whitespace=WHITESPACE,
-        max_id_chars=MAX_ID_CHARS,
-        max_text_bytes=DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes,
-        default_conversation_type=default_type,
-    )
-    return _core.Builder(
-        rules,
-        day=day_partitions(alias, granularity),
-        max_count=max_count,
-        max_bytes=max_bytes,
-        max_line_bytes=max_line_bytes,
-    )
+class Rules:
+    """What the core checks, and the partitions it writes to, for one alias and one
+    set of limits: made once, then a builder per input. Raises `RuntimeError` when
+    the core is not `available()`."""
+
+    def __init__(self, *, alias: str, granularity: Granularity, limits: EventLimits | None) -> None:
+        if _core is None or not available():
+            raise RuntimeError("the native core is not available; take the Python path")
+        keys = {}
+        for name, field in Event.model_fields.items():
+            keys[name] = name
+            keys[field.alias or name] = name
+        self.limits = limits
+        self._rules = _core.Rules(
+            keys=keys,
+            whitespace=WHITESPACE,
+            max_id_chars=MAX_ID_CHARS,
+            max_text_bytes=DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes,
+            default_conversation_type=Event.model_fields["conversation_type"].default,
+        )
+        self._day = day_partitions(alias, granularity)
+
+    def builder(self, *, max_count: int, max_bytes: int, max_line_bytes: int) -> "_core.Builder":
+        """A builder of batches of at most `max_count` actions and `max_bytes` bytes."""
+        return _core.Builder(
+            self._rules,
+            day=self._day,
+            max_count=max_count,
+            max_bytes=max_bytes,
+            max_line_bytes=max_line_bytes,
+        )
+
+
+def merged(batches: "Sequence[_core.Batch]") -> "_core.Batch":
+    """One batch of the documents of `batches`, in order (see `Batch.merged`)."""
+    assert _core is not None  # there are batches only where the core is
+    return batches[0] if len(batches) == 1 else _core.Batch.merged(list(batches))
 
 
 def day_partitions(alias: str, granularity: Granularity) -> Callable[[str], tuple[str, int] | None]:

@@ -158,6 +158,7 @@ class Writer:
         self._granularity = granularity
         self._partitions_made: set[str] = set()
         self._partition_names: PartitionNames | None = None  # once the period is known
+        self._batch_rules: native.Rules | None = None  # the native core's, once asked for
 
     def write(
         self, submissions: Iterable[Submission | Flush], *, deadline: Deadline | None = None
@@ -307,17 +308,34 @@ class Writer:
 
     def batch_builder(self, *, limits: EventLimits | None, max_line_bytes: int) -> "Builder":
         """A native builder of batches for `write_batches`, sized by this writer's
-        options. Raises `RuntimeError` when the native core is not available."""
+        options. Raises `RuntimeError` when the native core is not available.
+
+        Safe to call from another thread than the writing one once the layout is
+        known (`layout_known`), as `document` is: neither then asks Elasticsearch."""
         self._check_layout()
         assert self._granularity is not None  # _check_layout raises otherwise
-        return native.builder(
-            alias=self._alias,
-            granularity=self._granularity,
-            limits=limits,
+        rules = self._batch_rules
+        if rules is None or rules.limits is not limits:
+            rules = self._batch_rules = native.Rules(
+                alias=self._alias, granularity=self._granularity, limits=limits
+            )
+        return rules.builder(
             max_count=self.options.chunk_events,
             max_bytes=self.options.chunk_bytes,
             max_line_bytes=max_line_bytes,
         )
+
+    @property
+    def layout_known(self) -> bool:
+        """The alias's partition period is known: writing needs no read of it first."""
+        return self._granularity is not None
+
+    def check_layout(self, *, deadline: Deadline | None = None) -> None:
+        """Read the alias's partition period, when not known yet. Raises `AliasMissing`
+        when the alias has no partitioned layout, `WriteUnavailable` when
+        Elasticsearch stays away (or past `deadline`)."""
+        self._deadline = deadline
+        self._check_layout()
 
     def _write_chunk(self, chunk: list[_Pending]) -> None:
         live = [p for p in chunk if p.result is None]

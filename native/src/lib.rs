@@ -323,6 +323,68 @@ impl Batch {
         Ok(PyBytes::new(py, &out))
     }
 
+    /// The bytes of its `_bulk` body.
+    #[getter]
+    fn size(&self) -> usize {
+        self.body.len()
+    }
+
+    /// One batch of the documents of `batches`, in order: document `p` of the second
+    /// is at `p + len(first)`, and so on. Each keeps its own line number and source.
+    #[staticmethod]
+    fn merged(py: Python<'_>, batches: Vec<PyRef<'_, Batch>>) -> Batch {
+        let mut out = Batch::new();
+        let mut scope_at: HashMap<String, u32> = HashMap::new();
+        for batch in &batches {
+            let base = out.body.len() as u32;
+            out.body.extend_from_slice(&batch.body);
+            out.spans.extend(batch.spans.iter().map(|&(start, len)| (start + base, len)));
+            out.header_lengths.extend_from_slice(&batch.header_lengths);
+            let id_base = out.ids.len() as u32;
+            out.ids.extend_from_slice(&batch.ids);
+            out.id_spans.extend(batch.id_spans.iter().map(|&(start, len)| (start + id_base, len)));
+            out.nanos.extend_from_slice(&batch.nanos);
+            let scopes: Vec<u32> = batch
+                .scope_names
+                .iter()
+                .map(|name| {
+                    *scope_at.entry(name.clone()).or_insert_with(|| {
+                        out.scope_names.push(name.clone());
+                        (out.scope_names.len() - 1) as u32
+                    })
+                })
+                .collect();
+            for (fixed, &count) in batch.scopes.iter().zip(&batch.scope_counts) {
+                let mut mapped = [0u32; 3];
+                for (slot, &scope) in mapped.iter_mut().zip(&fixed[..count as usize]) {
+                    *slot = scopes[scope as usize];
+                }
+                out.scopes.push(mapped);
+                out.scope_counts.push(count);
+            }
+            let indices: Vec<u32> = batch.index_names.iter().map(|name| out.index(name)).collect();
+            out.index_of.extend(batch.index_of.iter().map(|&i| indices[i as usize]));
+            out.lines.extend_from_slice(&batch.lines);
+            let buffer_base = out.buffers.len() as u32;
+            out.buffers.extend(batch.buffers.iter().map(|buffer| buffer.clone_ref(py)));
+            out.sources.extend(
+                batch.sources.iter().map(|s| Source { buffer: s.buffer + buffer_base, ..*s }),
+            );
+            out.end = batch.end;
+        }
+        out
+    }
+
+    /// The event id of every document, in order.
+    fn event_ids(&self) -> Vec<&str> {
+        (0..self.spans.len()).map(|p| self.event_id_str(p)).collect()
+    }
+
+    /// The input line number of every document, in order.
+    fn lines(&self) -> Vec<u64> {
+        self.lines.clone()
+    }
+
     /// Every scope id of the batch's events, each once.
     fn scopes(&self) -> Vec<String> {
         self.scope_names.clone()

@@ -1,6 +1,7 @@
 """The native core takes only what the Python path takes, and makes the same bytes of it."""
 
 import shutil
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -207,3 +208,73 @@ def test_a_batch_stops_before_the_line_that_would_pass_its_bytes() -> None:
     assert what == native.FULL and after == start  # that line is read again, into the next
     assert len(batch.body()) <= OPTIONS.chunk_bytes < len(batch.body()) + 2 * len(line)
     assert batch.end == after == len(batch) * len(line)
+
+
+def _batch_of(events: list[dict[str, Any]]) -> Any:
+    roomy = OPTIONS.model_copy(update={"chunk_bytes": 1024 * 1024})
+    builder = _writer(roomy).batch_builder(limits=LIMITS, max_line_bytes=DEFAULT_MAX_LINE_BYTES)
+    data = b"".join(orjson.dumps(event) + b"\n" for event in events)
+    assert builder.feed(data, 0, len(data))[0] == native.DONE
+    batch = builder.take()
+    assert len(batch) == len(events)
+    return batch
+
+
+stored_events = st.builds(
+    lambda user, session, day, second: {
+        "user_id": user,
+        "session_id": session,
+        "timestamp": f"2026-0{day}-01T12:00:{second:02d}Z",
+        "type": "user_message",
+        "text": f"{user} {session}",
+    },
+    st.sampled_from(["alice", "bob", "carol"]),
+    st.sampled_from(["s-1", "s-2"]),
+    st.integers(1, 3),
+    st.integers(0, 59),
+)
+
+
+@given(st.lists(st.lists(stored_events, min_size=1, max_size=6), min_size=1, max_size=4), st.data())
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+def test_merged_batches_are_their_parts_end_to_end(parts: list[list[dict[str, Any]]], data) -> None:
+    batches = [_batch_of(events) for events in parts]
+    merged = native.merged(batches)
+
+    assert len(merged) == sum(len(batch) for batch in batches)
+    assert merged.body() == b"".join(batch.body() for batch in batches)
+    assert merged.size == sum(batch.size for batch in batches)
+    assert merged.event_ids() == [i for batch in batches for i in batch.event_ids()]
+    assert merged.lines() == [n for batch in batches for n in batch.lines()]
+    assert merged.end == batches[-1].end
+    assert set(merged.indices()) == {i for batch in batches for i in batch.indices()}
+    assert sorted(merged.scopes()) == sorted({s for batch in batches for s in batch.scopes()})
+    offsets = [sum(len(b) for b in batches[:k]) for k in range(len(batches))]
+    for offset, batch in zip(offsets, batches, strict=True):
+        for position in range(len(batch)):
+            assert merged.header(offset + position) == batch.header(position)
+            assert merged.source(offset + position) == batch.source(position)
+    # A tombstone covers in the merged batch exactly what it covers in the parts.
+    scopes = sorted({s for batch in batches for s in batch.scopes()})
+    erased = data.draw(st.dictionaries(st.sampled_from(scopes), st.sampled_from(ERASED_AT)))
+    assert merged.covered(erased) == [
+        offset + p
+        for offset, batch in zip(offsets, batches, strict=True)
+        for p in batch.covered(erased)
+    ]
+
+
+def _nanos(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp).timestamp()) * 1_000_000_000
+
+
+# Erasure instants around the events' days: before all, between, on one, after all.
+ERASED_AT = [
+    _nanos(stamp)
+    for stamp in [
+        "2025-12-31T00:00:00+00:00",
+        "2026-02-01T12:00:30+00:00",
+        "2026-03-01T00:00:00+00:00",
+        "2026-04-01T00:00:00+00:00",
+    ]
+]
