@@ -18,16 +18,15 @@ from session_recall.indexer import checkpoint, collector, native
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
+from session_recall.indexer.filling import TOO_LONG, Filler
 from session_recall.indexer.lines import DEFAULT_MAX_LINE_BYTES, Line, LineRun
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
 from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
-from session_recall.indexer.results import SCOPE_ERASED, EventResult, IngestSummary, Status
-from session_recall.indexer.scope import scope_ids_of
+from session_recall.indexer.results import SCOPE_ERASED, IngestSummary, Status
 from session_recall.indexer.writer import Submission, Writer, WriterOptions
 
 _REJECTED = Status.REJECTED
-_TOO_LONG = "the line is too long to be an event; it was skipped"
 # Saving is an fsync or two; every half second keeps a crash's replay short without
 # making the disk the bottleneck.
 CHECKPOINT_EVERY_S = 0.5
@@ -113,7 +112,7 @@ def ingest(
                 continue
             idle = False
             if line.too_long:
-                parsed: Parsed | Rejected | None = Rejected("", _TOO_LONG)
+                parsed: Parsed | Rejected | None = Rejected("", TOO_LONG)
             else:
                 parsed = parse_line(line.data, limits)
             ticket = progress.open(line)
@@ -187,7 +186,7 @@ def _ingest_batches(
     its events, and the lines before them that were blank or refused (dead-lettered at
     once); its end is checkpointed once it is written. Lines the core declines are
     judged one by one by the Python path, and stored in the batch when valid."""
-    builder: Any = None
+    filler: Filler | None = None
     taken: deque[int] = deque()  # the tickets of the batches written, in order
     inode: int | None = None
     last_end = progress.committed.end
@@ -195,81 +194,51 @@ def _ingest_batches(
 
     def take(end: int | None = None) -> Any:
         nonlocal last_end
-        batch = builder.take()
+        assert filler is not None  # a batch is taken once lines were fed
+        batch = filler.builder.take()
         summary.count_read(events=len(batch))
         stop = batch.end if end is None else end
         taken.append(progress.open(Line(b"", 0, stop, inode)))
         last_end = stop
         return batch
 
-    def refuse(original: Any, number: int, reason: str) -> None:
+    def refuse(original: Any, number: int, reason: str, event_id: str | None = None) -> None:
         summary.count_read(rejected=True)
         sink.write(original, f"line {number}: {reason}")
 
-    def judge(data: bytes, number: int, before: int) -> Iterator[Any]:
-        """One line the core left to the Python path; yields a full batch first when
-        the line's event does not fit in the pending one."""
-        parsed = parse_line(data, limits)
-        if parsed is None:
-            return
-        if isinstance(parsed, Rejected):
-            refuse(parsed.original, number, parsed.reason)
-            return
-        document = writer.document(parsed.event)
-        if isinstance(document, EventResult):
-            refuse(parsed.original, number, str(document.reason))
-            return
-        if not builder.room_for(document.size):
-            yield take(end=before)
-        builder.push(
-            header=document.header_json,
-            body=document.body,
-            event_id=parsed.event.event_id,
-            nanos=parsed.event.timestamp.nanos,
-            scopes=list(scope_ids_of(parsed.event)),
-            index=document.index,
-            source=data,
+    def pending() -> bool:
+        """Lines were read since the last batch taken (events, or refused or blank)."""
+        return filler is not None and bool(
+            len(filler.builder) or filler.builder.position != last_end
         )
 
     def batches() -> Iterator[Any]:
-        nonlocal builder, inode, idle
+        nonlocal filler, inode, idle
         for item in lines:
             if isinstance(item, Flush):
                 idle = True
-                if builder is not None and (len(builder) or builder.position != last_end):
+                if pending():
                     yield take()
                 save(force=progress.unresolved == 0)
                 yield item
                 continue
             idle = False
-            if builder is None:
+            if filler is None:
                 limit = item.max_line_bytes if isinstance(item, LineRun) else DEFAULT_MAX_LINE_BYTES
                 builder = writer.batch_builder(limits=limits, max_line_bytes=limit)
+                filler = Filler(writer, builder, limits, refuse=refuse, take=take)
+            builder = filler.builder
             inode = item.inode
             if isinstance(item, Line):
                 builder.position, builder.number = item.end, item.number
-                before = item.end - len(item.data) - 1
                 if item.too_long:
-                    refuse("", item.number, _TOO_LONG)
+                    refuse("", item.number, TOO_LONG)
                 else:
-                    yield from judge(item.data, item.number, before)
+                    yield from filler.line(item.data, item.number, item.end - len(item.data) - 1)
                 continue
             builder.position, builder.number = item.position, item.number
-            at = item.start
-            while True:
-                what, line_start, line_end, at = builder.feed(item.data, at, item.end)
-                if what == native.DONE:
-                    break
-                if what == native.FULL:
-                    yield take()
-                    continue
-                before = builder.position - (at - line_start)
-                if what == native.TOO_LONG:
-                    refuse("", builder.number, _TOO_LONG)
-                else:
-                    data = item.data[line_start:line_end]
-                    yield from judge(data, builder.number, before)
-        if builder is not None and (len(builder) or builder.position != last_end):
+            yield from filler.region(item.data, item.start, item.end)
+        if pending():
             yield take()
 
     for batch, results in writer.write_batches(batches()):

@@ -51,6 +51,15 @@ class EventResult:
         return self.status is Status.REJECTED and self.reason == SCOPE_ERASED
 
 
+def refusal(original: object, reason: str, event_id: str | None = None) -> EventResult:
+    """The result of an event refused before it was written: its id is `event_id`, or
+    the one it was given, if any (`original`: what its line or value parsed to)."""
+    if event_id is None and isinstance(original, dict):
+        given = original.get("event_id", original.get("eventId"))
+        event_id = given if isinstance(given, str) else None
+    return EventResult(status=_REJECTED, event_id=event_id, reason=reason)
+
+
 class IngestSummary(BaseModel):
     """Counts of a run. Of the `rejected`, `dead_lettered` went to the dead-letter file
     and `erased` were refused because their scope was erased (copied nowhere: that is

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from session_recall.indexer import native
 from session_recall.indexer.event import WHITESPACE
+from session_recall.indexer.filling import fill
 from session_recall.indexer.lines import DEFAULT_MAX_LINE_BYTES
 from session_recall.indexer.parsing import EventLimits, Parsed, parse_line
+from session_recall.indexer.results import EventResult, Status, refusal
 from session_recall.indexer.scope import scope_ids_of
 from session_recall.indexer.writer import Writer, WriterOptions
 
@@ -208,6 +210,45 @@ def test_a_batch_stops_before_the_line_that_would_pass_its_bytes() -> None:
     assert what == native.FULL and after == start  # that line is read again, into the next
     assert len(batch.body()) <= OPTIONS.chunk_bytes < len(batch.body()) + 2 * len(line)
     assert batch.end == after == len(batch) * len(line)
+
+
+@given(st.lists(lines() | st.just(b"") | st.just(b"  "), max_size=40))
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+def test_a_filled_body_answers_every_line_as_the_python_path_would(body_lines: list[bytes]) -> None:
+    body = b"\n".join(body_lines)
+    writer = _writer()
+    filled = fill(writer, body, LIMITS)
+    expected, documents = [], []
+    for line in body_lines:
+        parsed = parse_line(line, LIMITS)
+        if parsed is None:
+            continue
+        if not isinstance(parsed, Parsed):
+            expected.append(refusal(parsed.original, parsed.reason))
+            continue
+        document = writer.document(parsed.event)
+        if isinstance(document, EventResult):
+            expected.append(refusal(parsed.original, str(document.reason), parsed.event.event_id))
+            continue
+        expected.append(EventResult(Status.INDEXED, parsed.event.event_id))
+        documents.append(document.header_json + b"\n" + document.body + b"\n")
+
+    assert len(filled) == len(expected)
+    assert b"".join(batch.body() for batch in filled.batches) == b"".join(documents)
+    assert all(
+        len(b) <= OPTIONS.chunk_events and b.size <= OPTIONS.chunk_bytes for b in filled.batches
+    )
+    assert filled.results([{} for _ in filled.batches]) == expected
+    # What the write answers of a batch's events lands on their lines.
+    present = [{0: EventResult(Status.ALREADY_PRESENT, b.event_id(0))} for b in filled.batches]
+    firsts = {sum(len(b) for b in filled.batches[:k]) for k in range(len(filled.batches))}
+    indexed = iter(range(len(expected)))  # the indexed events' positions, batches end to end
+    assert filled.results(present) == [
+        EventResult(Status.ALREADY_PRESENT, r.event_id)
+        if r.status is Status.INDEXED and next(indexed) in firsts
+        else r
+        for r in expected
+    ]
 
 
 def _batch_of(events: list[dict[str, Any]]) -> Any:
