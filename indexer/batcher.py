@@ -1,6 +1,8 @@
 """Merges concurrent requests into shared bulk writes, for an asyncio server.
 
-Each request hands over its events and awaits its own results. One worker takes
+Each request hands over its events (or the native batches made of them, see
+`filling`) and awaits its own results. Batches of several requests are merged into
+one bulk, up to the writer's chunk bounds. One worker takes
 everything queued (up to a bound), writes it with the synchronous `Writer` in a thread
 of its own (never the event loop's default pool, which slow reads could fill), and
 answers every request. Group commit: when no write is in flight, a request goes out
@@ -22,19 +24,24 @@ import asyncio
 import contextlib
 import copy
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field
 
+from session_recall.indexer import native
 from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.errors import Overloaded, TooManyEvents, WriteUnavailable
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
 
+if TYPE_CHECKING:
+    from session_recall_native import Batch
+
+T = TypeVar("T")
 # When a caller is answered: once its events are stored ("false"), or once they are
 # searchable too ("wait_for"), in the words of Elasticsearch's `refresh` parameter.
 Refresh = Literal["false", "wait_for"]
@@ -56,16 +63,21 @@ class BatchingOptions(BaseModel):
 
 @dataclass
 class _Ticket:
+    """A request: its events (the Python path's) or its batches (the native core's)."""
+
     events: Sequence[Event]
-    future: asyncio.Future[list[EventResult]]
+    batches: Sequence["Batch"]
+    future: asyncio.Future[None]
     deadline: Deadline | None
     refresh: bool = False
-    results: list[EventResult] = field(default_factory=list)
+    count: int = 0  # its events, in either form
+    results: list[EventResult] = field(default_factory=list)  # of `events`, in order
+    answers: list[dict[int, EventResult]] = field(default_factory=list)  # of `batches`
     abandoned: bool = False  # its caller stopped waiting (deadline passed)
 
     @property
     def written(self) -> bool:
-        return len(self.results) == len(self.events)
+        return len(self.results) == len(self.events) and len(self.answers) == len(self.batches)
 
 
 class Batcher:
@@ -113,40 +125,66 @@ class Batcher:
         """
         if not events:
             return []
+        ticket = await self._written_ticket(events, (), len(events), refresh)
+        return ticket.results
+
+    async def submit_batches(
+        self, batches: Sequence["Batch"], *, refresh: Refresh = "false"
+    ) -> list[dict[int, EventResult]]:
+        """`submit` for native batches: for each batch, the results of its events that
+        were not indexed, by position (see `Writer.write_batches`)."""
+        count = sum(len(batch) for batch in batches)
+        if not count:
+            return [{} for _ in batches]
+        ticket = await self._written_ticket((), batches, count, refresh)
+        return ticket.answers
+
+    async def in_writer_thread(self, call: Callable[[], T]) -> T:
+        """`call()` run in the thread that writes, between writes: for what the writer
+        must do before a request is taken (`Writer.check_layout`)."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, call)
+
+    async def _written_ticket(
+        self, events: Sequence[Event], batches: Sequence["Batch"], count: int, refresh: Refresh
+    ) -> _Ticket:
         limit = self.options.max_pending_events
-        if len(events) > limit:
+        if count > limit:
             raise TooManyEvents(
-                f"{len(events)} events in one request is more than the {limit} this "
+                f"{count} events in one request is more than the {limit} this "
                 "sidecar can hold at once.",
                 hint=f"Send at most {limit} events per request.",
             )
         if self._closing:
             raise Overloaded("The sidecar is shutting down.", hint="Retry in a moment.")
-        if self._pending + len(events) > limit:
+        if self._pending + count > limit:
             raise Overloaded(
                 f"Elasticsearch is writing more slowly than events arrive: {self._pending} "
-                f"events are already waiting to be written, and {len(events)} more would "
+                f"events are already waiting to be written, and {count} more would "
                 f"pass the limit of {limit}.",
                 hint="Send the same request again after Retry-After.",
             )
         seconds = self.options.deadline
         deadline = None if seconds is None else Deadline.after(seconds)
         future = asyncio.get_running_loop().create_future()
-        ticket = _Ticket(events, future, deadline, refresh=refresh == "wait_for")
+        ticket = _Ticket(
+            events, batches, future, deadline, refresh=refresh == "wait_for", count=count
+        )
         self._queue.append(ticket)
-        self._queued_events += len(events)
-        self._pending += len(events)
+        self._queued_events += count
+        self._pending += count
         self._arrived.set()
         if self._queued_events >= self.options.max_batch_events:
             self._full.set()
         # Shielded: a client that hangs up must not cancel the answer others share.
         if deadline is None:
-            return await asyncio.shield(ticket.future)
+            await asyncio.shield(ticket.future)
+            return ticket
         try:
-            return await asyncio.wait_for(asyncio.shield(ticket.future), deadline.remaining())
+            await asyncio.wait_for(asyncio.shield(ticket.future), deadline.remaining())
         except TimeoutError:
             self._abandon(ticket)
             raise _past_deadline(deadline) from None
+        return ticket
 
     def _abandon(self, ticket: _Ticket) -> None:
         """Its caller stopped waiting: nothing will read its answer (so none is set),
@@ -157,8 +195,8 @@ class Batcher:
             self._queue.remove(ticket)
         except ValueError:
             return  # being written by the worker, which settles it
-        self._queued_events -= len(ticket.events)
-        self._pending -= len(ticket.events)
+        self._queued_events -= ticket.count
+        self._pending -= ticket.count
         if self._queued_events < self.options.max_batch_events:
             self._full.clear()
         ticket.future.cancel()
@@ -200,7 +238,7 @@ class Batcher:
         caller it is raised in, with their events, alive as long as any holds it."""
         batch, error, refresh_error = written
         for ticket in batch:
-            self._pending -= len(ticket.events)
+            self._pending -= ticket.count
             if ticket.abandoned:
                 ticket.future.cancel()  # an answer set now would never be read
                 continue
@@ -213,15 +251,15 @@ class Batcher:
                 # Stored, but maybe not searchable yet: sending them again is harmless.
                 ticket.future.set_exception(_fresh(refresh_error))
             else:
-                ticket.future.set_result(ticket.results)
+                ticket.future.set_result(None)
 
     def _take(self) -> list[_Ticket]:
         batch = [self._queue.popleft()]
-        size = len(batch[0].events)
-        while self._queue and size + len(self._queue[0].events) <= self.options.max_batch_events:
+        size = batch[0].count
+        while self._queue and size + self._queue[0].count <= self.options.max_batch_events:
             ticket = self._queue.popleft()
             batch.append(ticket)
-            size += len(ticket.events)
+            size += ticket.count
         self._queued_events -= size
         if self._queued_events < self.options.max_batch_events:
             self._full.clear()
@@ -232,14 +270,52 @@ class Batcher:
         Requests whose caller stopped waiting, or soon will (deadline passed), are not
         written."""
         live = [t for t in batch if not t.abandoned and (t.deadline is None or t.deadline.allows())]
-        submissions = (
-            Submission(event, token=ticket) for ticket in live for event in ticket.events
-        )
-        for written in self._writer.write(submissions, deadline=_earliest(live)):
-            written.submission.token.results.append(written.result)
+        deadline = _earliest(live)
+        if any(ticket.events for ticket in live):
+            submissions = (
+                Submission(event, token=ticket) for ticket in live for event in ticket.events
+            )
+            for written in self._writer.write(submissions, deadline=deadline):
+                written.submission.token.results.append(written.result)
+        parts = [(ticket, part) for ticket in live for part in ticket.batches]
+        if not parts:
+            return
+        options = self._writer.options
+        groups = list(_grouped(parts, options.chunk_events, options.chunk_bytes))
+        merged = (native.merged([part for _, part in group]) for group in groups)
+        for group, (_, results) in zip(
+            groups, self._writer.write_batches(merged, deadline=deadline), strict=True
+        ):
+            start = 0
+            for ticket, part in group:
+                end = start + len(part)
+                ticket.answers.append(
+                    {p - start: r for p, r in results.items() if start <= p < end}
+                    if results
+                    else {}
+                )
+                start = end
 
     def _refresh(self, batch: list[_Ticket]) -> None:
         self._writer.refresh(deadline=_earliest([t for t in batch if t.refresh]))
+
+
+def _grouped(
+    parts: list[tuple[_Ticket, "Batch"]], max_count: int, max_bytes: int
+) -> Iterator[list[tuple[_Ticket, "Batch"]]]:
+    """`parts` in order, in groups of at most `max_count` events and `max_bytes`
+    bytes (a part over them alone makes a group of its own): one bulk each."""
+    group: list[tuple[_Ticket, Batch]] = []
+    count = size = 0
+    for part in parts:
+        batch = part[1]
+        if group and (count + len(batch) > max_count or size + batch.size > max_bytes):
+            yield group
+            group, count, size = [], 0, 0
+        group.append(part)
+        count, size = count + len(batch), size + batch.size
+    if group:
+        yield group
 
 
 def _earliest(tickets: list[_Ticket]) -> Deadline | None:

@@ -38,15 +38,18 @@ from session_recall.indexer import (
     EventResult,
     Parsed,
     Refresh,
-    Rejected,
     Status,
     Writer,
     WriterOptions,
     collector,
+    native,
     parse_line,
     parse_object,
 )
+from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.event import Event
+from session_recall.indexer.filling import fill
+from session_recall.indexer.results import refusal
 from session_recall.indexer.retry import RetryPolicy
 
 NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl"})
@@ -86,12 +89,10 @@ def events_group(
 ) -> RouteGroup:
     limits = services.limits
     options = writer_options or WriterOptions(retry=SERVE_RETRY)
-    writer = Writer(
-        services.client,
-        services.settings.index,
-        options=options,
-        embedder=embedder_for(services.settings),
-    )
+    embedder = embedder_for(services.settings)
+    writer = Writer(services.client, services.settings.index, options=options, embedder=embedder)
+    # NDJSON bodies into native batches, where the core is (batches carry no vectors).
+    batches = embedder is None and native.available()
     batching = batching or BatchingOptions(
         max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
@@ -139,6 +140,8 @@ def events_group(
                 count = sum(1 for line in body.split(b"\n") if line.strip())
                 if count > limit:
                     return _too_many(count, limit)
+            if batches:
+                return await store_batches(body, refresh=refresh)
             lines = body.split(b"\n")
             items = [p for line in lines if (p := parse_line(line, event_limits)) is not None]
             del lines
@@ -161,9 +164,24 @@ def events_group(
             )
         except SessionRecallError as err:
             return error_response(err)
-        results = [next(stored) if isinstance(item, Parsed) else _refused(item) for item in items]
-        status, content = answer_body(results)
-        return Response(content, status_code=status, media_type="application/json")
+        results = [
+            next(stored) if isinstance(item, Parsed) else refusal(item.original, item.reason)
+            for item in items
+        ]
+        return _answer(results)
+
+    async def store_batches(body: bytes, *, refresh: Refresh) -> Response:
+        try:
+            if not writer.layout_known:  # once: what the batches' partitions are named
+                deadline = Deadline.after(limits.write_deadline)
+                await batcher.in_writer_thread(lambda: writer.check_layout(deadline=deadline))
+            filled = fill(writer, body, event_limits)
+            if not len(filled):
+                return json_error(400, "The body holds no event.")
+            answers = await batcher.submit_batches(filled.batches, refresh=refresh)
+        except SessionRecallError as err:
+            return error_response(err)
+        return _answer(filled.results(answers))
 
     paths = {
         "/v1/events": {
@@ -264,14 +282,9 @@ def _too_many(count: int, limit: int) -> JSONResponse:
     )
 
 
-def _refused(item: Rejected) -> EventResult:
-    original = item.original if isinstance(item.original, dict) else {}
-    event_id = original.get("event_id", original.get("eventId"))
-    return EventResult(
-        status=Status.REJECTED,
-        event_id=event_id if isinstance(event_id, str) else None,
-        reason=item.reason,
-    )
+def _answer(results: list[EventResult]) -> Response:
+    status, content = answer_body(results)
+    return Response(content, status_code=status, media_type="application/json")
 
 
 def _json(description: str, model: type[BaseModel]) -> dict[str, Any]:

@@ -12,7 +12,16 @@ from starlette.testclient import TestClient
 
 from session_recall.config import Settings
 from session_recall.http import create_app
-from session_recall.indexer import Batcher, BatchingOptions, Event, EventResult, Status, Writer
+from session_recall.indexer import (
+    Batcher,
+    BatchingOptions,
+    Event,
+    EventResult,
+    Status,
+    Writer,
+    native,
+)
+from session_recall.indexer.filling import fill
 from tests.support.ndjson import event, ndjson, stored
 
 pytestmark = pytest.mark.integration
@@ -61,6 +70,64 @@ def test_ndjson_bodies_are_read_line_by_line(web: TestClient, es: Elasticsearch,
     )
     assert [r["status"] for r in response.json()["results"]] == ["indexed", "indexed", "rejected"]
     assert stored(es, alias) == 2
+
+
+PATHS = [
+    pytest.param("0", id="python-path"),
+    pytest.param(
+        "1",
+        id="native-path",
+        marks=pytest.mark.skipif(not native.available(), reason="no native core"),
+    ),
+]
+
+
+@pytest.mark.parametrize("core", PATHS)
+def test_an_ndjson_body_is_answered_alike_on_either_path(
+    settings: Settings, es: Elasticsearch, alias: str, monkeypatch: pytest.MonkeyPatch, core: str
+):
+    monkeypatch.setenv("SESSION_RECALL_NATIVE", core)
+    camel = {"eventId": "e-9", "userId": "bob", "sessionId": "s-9", "contactId": "c"}
+    camel |= {k: event(9)[k] for k in ("timestamp", "type", "text")}
+    lines = [
+        ndjson([event(1)]),
+        b"\n   \n",
+        ndjson([event(2, text='caf\u00e9 "quoted"\n', metadata={"k": [1, None]})]),
+        ndjson([event(1)]),  # the same event again: stored once
+        b"{broken\n",
+        ndjson([{**event(3), "colour": "red"}]),
+        ndjson([{**event(4), "timestamp": "2026-02-30T00:00:00Z"}]),
+        ndjson([camel]),
+        b'{"event_id":"e-5","event_id":"e-6"}\n',
+    ]
+    with TestClient(create_app(settings)) as web:
+        response = web.post(
+            "/v1/events?refresh=wait_for",
+            content=b"".join(lines),
+            headers={"content-type": "application/x-ndjson"},
+        )
+    assert response.status_code == 422, response.text
+    results = response.json()["results"]
+    assert [(r["status"], r.get("event_id")) for r in results] == [
+        ("indexed", "e-1"),
+        ("indexed", "e-2"),
+        ("already_present", "e-1"),
+        ("rejected", None),
+        ("rejected", "e-3"),
+        ("rejected", "e-4"),
+        ("indexed", "e-9"),
+        ("rejected", None),
+    ]
+    assert "not valid JSON" in results[3]["reason"]
+    assert "unknown field 'colour'" in results[4]["reason"]
+    assert "timestamp" in results[5]["reason"]
+    hits = es.search(index=alias, size=10, sort=["event_id"])["hits"]["hits"]
+    assert [(h["_source"]["event_id"], h["_source"]["user_id"]) for h in hits] == [
+        ("e-1", "alice"),
+        ("e-2", "alice"),
+        ("e-9", "bob"),
+    ]
+    assert hits[1]["_source"]["text"] == 'café "quoted"\n'
 
 
 def test_readyz_reflects_elasticsearch(settings: Settings, alias: str):
@@ -181,6 +248,44 @@ def test_concurrent_submissions_share_one_bulk_request(
     assert batches == 1
     assert _CountingBulk.calls == 1, "the submissions were not batched together"
     assert stored(es, alias) == callers
+    client.close()
+
+
+@pytest.mark.skipif(not native.available(), reason="no native core")
+def test_concurrent_native_batches_share_one_bulk_request(
+    settings: Settings, es: Elasticsearch, alias: str
+):
+    # As above, for the bodies `serve` reads into native batches: each caller's
+    # results come back to it, by position, from the one merged bulk.
+    callers = 10
+    _CountingBulk.calls = 0
+    client = _CountingBulk(settings.elasticsearch_url)
+    writer = Writer(client, alias)
+    writer.check_layout()
+    bodies = [ndjson([event(2 * i), event(2 * i + 1)]) for i in range(callers)]
+    bodies[3] = ndjson([event(6), event(1)])  # e-1 is caller 0's too
+    filled = [fill(writer, body, None) for body in bodies]
+    options = BatchingOptions(linger=1.0, max_batch_events=2 * callers)
+
+    async def submit_all() -> list[list[dict[int, EventResult]]]:
+        async with Batcher(writer, options) as batcher:
+            return await asyncio.wait_for(
+                asyncio.gather(*(batcher.submit_batches(f.batches) for f in filled)),
+                timeout=60,
+            )
+
+    answers = asyncio.run(submit_all())
+
+    results = [f.results(a) for f, a in zip(filled, answers, strict=True)]
+    assert [[r.event_id for r in rs] for rs in results] == [
+        [f"e-{2 * i}", f"e-{2 * i + 1}"] if i != 3 else ["e-6", "e-1"] for i in range(callers)
+    ]
+    # One bulk, in the callers' order: caller 0 stores e-1, caller 3 finds it there.
+    assert [r.status for r in results[3]] == [Status.INDEXED, Status.ALREADY_PRESENT]
+    statuses = [r.status for i, rs in enumerate(results) if i != 3 for r in rs]
+    assert statuses == [Status.INDEXED] * (2 * callers - 2)
+    assert _CountingBulk.calls == 1, "the batches were not merged into one bulk"
+    assert stored(es, alias) == 2 * callers - 1
     client.close()
 
 
