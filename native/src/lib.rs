@@ -355,12 +355,9 @@ impl Batch {
                 })
                 .collect();
             for (fixed, &count) in batch.scopes.iter().zip(&batch.scope_counts) {
-                let mut mapped = [0u32; 3];
-                for (slot, &scope) in mapped.iter_mut().zip(&fixed[..count as usize]) {
-                    *slot = scopes[scope as usize];
-                }
-                out.scopes.push(mapped);
-                out.scope_counts.push(count);
+                let mapped: Vec<u32> =
+                    fixed[..count as usize].iter().map(|&scope| scopes[scope as usize]).collect();
+                out.push_scopes(&mapped);
             }
             let indices: Vec<u32> = batch.index_names.iter().map(|name| out.index(name)).collect();
             out.index_of.extend(batch.index_of.iter().map(|&i| indices[i as usize]));
