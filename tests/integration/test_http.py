@@ -2,8 +2,8 @@
 
 import asyncio
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -16,7 +16,6 @@ from session_recall.indexer import (
     Batcher,
     BatchingOptions,
     Event,
-    EventResult,
     Status,
     Writer,
     native,
@@ -28,6 +27,7 @@ pytestmark = pytest.mark.integration
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -234,15 +234,9 @@ def test_concurrent_submissions_share_one_bulk_request(
     writer = Writer(client, alias)
     options = BatchingOptions(linger=1.0, max_batch_events=callers)
 
-    async def submit_all() -> tuple[list[list[EventResult]], int]:
-        async with Batcher(writer, options) as batcher:
-            answers = await asyncio.wait_for(
-                asyncio.gather(*(batcher.submit([_event(i)]) for i in range(callers))),
-                timeout=60,
-            )
-        return answers, batcher.batches
-
-    answers, batches = asyncio.run(submit_all())
+    answers, batches = _together(
+        writer, options, lambda batcher: [batcher.submit([_event(i)]) for i in range(callers)]
+    )
 
     assert [[r.status for r in a] for a in answers] == [[Status.INDEXED]] * callers
     assert batches == 1
@@ -267,14 +261,9 @@ def test_concurrent_native_batches_share_one_bulk_request(
     filled = [fill(writer, body, None) for body in bodies]
     options = BatchingOptions(linger=1.0, max_batch_events=2 * callers)
 
-    async def submit_all() -> list[list[dict[int, EventResult]]]:
-        async with Batcher(writer, options) as batcher:
-            return await asyncio.wait_for(
-                asyncio.gather(*(batcher.submit_batches(f.batches) for f in filled)),
-                timeout=60,
-            )
-
-    answers = asyncio.run(submit_all())
+    answers, _ = _together(
+        writer, options, lambda batcher: [batcher.submit_batches(f.batches) for f in filled]
+    )
 
     results = [f.results(a) for f, a in zip(filled, answers, strict=True)]
     assert [[r.event_id for r in rs] for rs in results] == [
@@ -287,6 +276,20 @@ def test_concurrent_native_batches_share_one_bulk_request(
     assert _CountingBulk.calls == 1, "the batches were not merged into one bulk"
     assert stored(es, alias) == 2 * callers - 1
     client.close()
+
+
+def _together(
+    writer: Writer, options: BatchingOptions, calls: Callable[[Batcher], list[Awaitable[T]]]
+) -> tuple[list[T], int]:
+    """The answers of `calls(batcher)`, all queued in one turn of the event loop (by
+    `gather`), and the number of batches the batcher wrote."""
+
+    async def run() -> tuple[list[T], int]:
+        async with Batcher(writer, options) as batcher:
+            answers = await asyncio.wait_for(asyncio.gather(*calls(batcher)), timeout=60)
+        return answers, batcher.batches
+
+    return asyncio.run(run())
 
 
 def _event(i: int) -> Event:
