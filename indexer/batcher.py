@@ -18,11 +18,18 @@ index's refresh interval.
 With a `deadline`, a request that is not answered in time gets `WriteUnavailable`, and
 the batch writing it gives up at the earliest deadline among its requests: a hung
 node costs a caller one deadline, never retries times request timeouts.
+
+Whatever a write raises (a refusal by Elasticsearch, a fault of this process, even a
+`BaseException` from the native core), every request of its batch is answered with
+it, as a `SessionRecallError`, and the worker goes on with the next batch: no failure
+leaves a caller waiting or ends the worker. The first failure after a success is
+logged; `failing` holds it until a write succeeds again (what `/readyz` reports).
 """
 
 import asyncio
 import contextlib
 import copy
+import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,15 +38,24 @@ from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field
 
+from session_recall.core.errors import SessionRecallError
 from session_recall.indexer import native
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.errors import Overloaded, TooManyEvents, WriteUnavailable
+from session_recall.indexer.errors import (
+    Overloaded,
+    TooManyEvents,
+    WriteFailed,
+    WriteUnavailable,
+    refusal_reason,
+)
 from session_recall.indexer.event import Event
 from session_recall.indexer.results import EventResult
 from session_recall.indexer.writer import Submission, Writer
 
 if TYPE_CHECKING:
     from session_recall_native import Batch
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 # When a caller is answered: once its events are stored ("false"), or once they are
@@ -93,6 +109,8 @@ class Batcher:
         self._worker: asyncio.Task[None] | None = None
         self._thread: ThreadPoolExecutor | None = None
         self.batches = 0  # bulk batches written so far, for tests and metrics
+        # Why the last write failed, until one succeeds: None while writes work.
+        self.failing: str | None = None
 
     @property
     def pending(self) -> int:
@@ -211,28 +229,57 @@ class Batcher:
                         await asyncio.wait_for(self._full.wait(), self.options.linger)
             if not self._queue:
                 continue
-            self._settle(await self._written(self._take()))
+            batch = self._take()
+            try:
+                written = await self._written(batch)
+            except asyncio.CancelledError:
+                self._settle((batch, WriteUnavailable("The sidecar is shutting down."), None))
+                raise
+            self._settle(written)
 
     async def _written(
         self, batch: list[_Ticket]
-    ) -> tuple[list[_Ticket], Exception | None, Exception | None]:
+    ) -> tuple[list[_Ticket], SessionRecallError | None, SessionRecallError | None]:
         """Writes the batch, then refreshes when a request of it asked to; returns
-        the batch, the write's error and the refresh's."""
+        the batch, the write's error and the refresh's, each as a `SessionRecallError`."""
         loop = asyncio.get_running_loop()
         error = refresh_error = None
         try:
             await loop.run_in_executor(self._thread, self._write, batch)
-        except Exception as err:
-            error = err
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # a PyO3 panic is a BaseException: answer it too
+            error = self._failed(err)
+        else:
+            if self.failing is not None:
+                log.info("writes succeed again")
+            self.failing = None
         if any(ticket.refresh and ticket.written for ticket in batch):
             try:
                 await loop.run_in_executor(self._thread, self._refresh, batch)
-            except Exception as err:
-                refresh_error = err
+            except asyncio.CancelledError:
+                raise
+            except BaseException as err:
+                refresh_error = _as_domain_error(err)
         self.batches += 1
         return batch, error, refresh_error
 
-    def _settle(self, written: tuple[list[_Ticket], Exception | None, Exception | None]) -> None:
+    def _failed(self, err: BaseException) -> SessionRecallError:
+        """`err` as its requests are answered with it; logged when writes worked until
+        now (once per outage, not once per batch)."""
+        error = _as_domain_error(err)
+        if self.failing is None:
+            if isinstance(err, SessionRecallError):
+                log.error("a write failed: %s", error)
+            else:  # a fault of this process: its traceback is what a fix needs
+                log.error("a write failed: %s", error, exc_info=err)
+        self.failing = str(error)
+        return error
+
+    def _settle(
+        self,
+        written: tuple[list[_Ticket], SessionRecallError | None, SessionRecallError | None],
+    ) -> None:
         """Answer every ticket of a batch. Each failed one gets an error of its own, with
         no traceback: a shared one would keep the frames of the writer, and of every
         caller it is raised in, with their events, alive as long as any holds it."""
@@ -323,9 +370,26 @@ def _earliest(tickets: list[_Ticket]) -> Deadline | None:
     return min(deadlines, key=lambda d: d.at) if deadlines else None
 
 
-def _fresh(error: Exception) -> Exception:
-    """A copy of `error` without its traceback, cause or context."""
-    copied = copy.copy(error)
+def _as_domain_error(err: BaseException) -> SessionRecallError:
+    """`err` as a caller is answered with it: itself when it is one of ours, else a
+    `WriteFailed` that says what Elasticsearch (or this process) answered."""
+    if isinstance(err, SessionRecallError):
+        return err
+    return WriteFailed(
+        f"The events could not be written: {refusal_reason(err)}.",
+        hint="The sidecar's log has the details; send the same request again once the "
+        "cause is fixed (it is idempotent).",
+    )
+
+
+def _fresh(error: SessionRecallError) -> SessionRecallError:
+    """A copy of `error` without its traceback, cause or context: each caller gets its
+    own (see `_settle`). An error that cannot be copied is told again in a new one."""
+    try:
+        copied = copy.copy(error)
+    except Exception:
+        copied = type(error).__new__(type(error))
+        SessionRecallError.__init__(copied, error.message, hint=error.hint)
     copied.__traceback__ = copied.__cause__ = copied.__context__ = None
     return copied
 

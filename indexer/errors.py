@@ -66,3 +66,25 @@ class VectorFieldsMissing(IndexerError):
 
 class EmbeddingModelChanged(IndexerError):
     """The alias holds vectors of another model than the configured embedder's."""
+
+
+class WriteFailed(IndexerError):
+    """A write failed in a way that retrying the same request will not fix by itself
+    (a refusal by Elasticsearch, a missing privilege, a fault of this process): the
+    requests it held are answered with it, and the next write is tried afresh."""
+
+
+def refusal_reason(err: BaseException) -> str:
+    """What Elasticsearch said when it refused a request: its status, the error's type
+    and reason (`400 validation_exception: this action would add [1] shards...`), or the
+    exception's own words for anything else."""
+    status = getattr(err, "status_code", None)
+    body = getattr(err, "body", None)
+    if isinstance(status, int) and isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            kind, reason = error.get("type"), error.get("reason")
+            return f"{status} {kind}: {reason}" if reason else f"{status} {kind}"
+        return f"{status} {error}"
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__

@@ -12,13 +12,14 @@ Without it, or with SESSION_RECALL_NATIVE=0, everything takes the Python path.
 """
 
 import os
+import time
 from collections.abc import Callable, Sequence
 
 from session_recall.core.instant import Instant, whole_day
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.core.partitions import Granularity, PartitionNames
 from session_recall.indexer.event import WHITESPACE, Event
-from session_recall.indexer.parsing import DEFAULT_MAX_TEXT_BYTES, EventLimits
+from session_recall.indexer.parsing import DEFAULT_LIMITS, DEFAULT_MAX_TEXT_BYTES, EventLimits
 
 try:
     import session_recall_native as _core
@@ -55,7 +56,7 @@ class Rules:
             max_text_bytes=DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes,
             default_conversation_type=Event.model_fields["conversation_type"].default,
         )
-        self._day = day_partitions(alias, granularity)
+        self._day = day_partitions(alias, granularity, limits or DEFAULT_LIMITS)
 
     def builder(self, *, max_count: int, max_bytes: int, max_line_bytes: int) -> "_core.Builder":
         """A builder of batches of at most `max_count` actions and `max_bytes` bytes."""
@@ -74,16 +75,33 @@ def merged(batches: "Sequence[_core.Batch]") -> "_core.Batch":
     return batches[0] if len(batches) == 1 else _core.Batch.merged(list(batches))
 
 
-def day_partitions(alias: str, granularity: Granularity) -> Callable[[str], tuple[str, int] | None]:
+# A builder remembers each day's answer (native/src/lib.rs): a day taken as inside the
+# window stays taken while the window's start moves on. Days this close to the start
+# are left to the Python path, which asks the clock for each event, so a builder
+# would have to live this long before it took an event the window refuses.
+WINDOW_MARGIN_NANOS = 31 * 86_400 * 1_000_000_000
+
+
+def day_partitions(
+    alias: str, granularity: Granularity, limits: EventLimits = DEFAULT_LIMITS
+) -> Callable[[str], tuple[str, int] | None]:
     """For a day (YYYY-MM-DD): its partition and its first second since the epoch, or
-    None when not every time of that day is an instant an event may carry (the core
-    then declines the event, for `Instant` to judge)."""
+    None when not every time of that day is an instant an event may carry, or inside
+    the window of accepted times (`EventLimits`) with room to spare (the core then
+    declines the event, for the Python path to judge)."""
     names = PartitionNames(alias, granularity)
+    day_nanos = 86_400 * 1_000_000_000
 
     def day(date: str) -> tuple[str, int] | None:
         if not whole_day(date):
             return None
         midnight = Instant.parse(f"{date}T00:00:00Z")
+        now = time.time_ns()
+        start, end = midnight.nanos, midnight.nanos + day_nanos - 1
+        if limits.window_problem(start - WINDOW_MARGIN_NANOS, now) or limits.window_problem(
+            end, now
+        ):
+            return None
         return names.index(midnight), midnight.nanos // 1_000_000_000
 
     return day

@@ -4,6 +4,7 @@ Every refusal is a short sentence naming the field, because it ends up in a
 dead-letter file or an HTTP answer that a person (or a model) has to act on.
 """
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +21,55 @@ _EXPECTED = ", ".join(_FIELDS) + " (or their camelCase forms)"
 
 # One event is one message, not a document store: larger texts are a producer bug.
 DEFAULT_MAX_TEXT_BYTES = 1_000_000
+# Ten years back: a long history, in 120 monthly partitions. A day ahead: clocks and
+# time zones misconfigured by hours, not a producer stamping the far future.
+DEFAULT_MAX_AGE_DAYS = 3650
+DEFAULT_MAX_AHEAD_S = 86_400
+MAX_AGE_DAYS_LIMIT = 106_000  # about 1970 to 2262: every instant an event may carry
+_NANOS_PER_SECOND = 1_000_000_000
+_NANOS_PER_DAY = 86_400 * _NANOS_PER_SECOND
 
 
 class EventLimits(BaseModel):
     """Bounds an event must respect before it is sent: a deployment's setting, checked
     here where input enters, not by the `Event` model (a stored event read back, say,
-    is not held to today's limit)."""
+    is not held to today's limit).
+
+    The window of accepted times keeps a producer's wrong clock (or a hostile one) from
+    making a partition per month since 1970 and using up the cluster's shards; a
+    migration of older histories widens it (`--max-age-days`)."""
 
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+    max_age_days: int = Field(
+        default=DEFAULT_MAX_AGE_DAYS,
+        ge=1,
+        le=MAX_AGE_DAYS_LIMIT,
+        description="Events stamped more than this many days before now are refused.",
+    )
+    max_ahead_seconds: int = Field(
+        default=DEFAULT_MAX_AHEAD_S,
+        ge=0,
+        le=MAX_AGE_DAYS_LIMIT * 86_400,
+        description="Events stamped more than this many seconds after now are refused.",
+    )
+
+    def window_problem(self, nanos: int, now_nanos: int) -> str | None:
+        """Why an event stamped at `nanos` is outside the window, or None."""
+        if nanos < now_nanos - self.max_age_days * _NANOS_PER_DAY:
+            return (
+                f"timestamp: is more than {self.max_age_days} days before now; to store "
+                "older events, raise --max-age-days (SESSION_RECALL_MAX_AGE_DAYS)"
+            )
+        if nanos > now_nanos + self.max_ahead_seconds * _NANOS_PER_SECOND:
+            return (
+                f"timestamp: is more than {self.max_ahead_seconds} s after now (is the "
+                "producer's clock right?); to accept it, raise --max-ahead-seconds "
+                "(SESSION_RECALL_MAX_AHEAD_SECONDS)"
+            )
+        return None
+
+
+DEFAULT_LIMITS = EventLimits()
 
 
 _validate = Event.__pydantic_validator__.validate_python
@@ -50,9 +92,25 @@ class Rejected:
 
 
 def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Rejected:
+    """`value` as an event, or the reason it is refused. Never raises: input that
+    makes a parser fail in a way it does not document is refused with what it said,
+    so one odd line is dead-lettered rather than stopping a whole file."""
+    try:
+        return _parse_object(value, limits)
+    except Exception as err:
+        return Rejected(value, _unreadable(err))
+
+
+def _unreadable(err: Exception) -> str:
+    detail = str(err).strip()
+    return f"could not be read ({type(err).__name__}{': ' + detail if detail else ''})"
+
+
+def _parse_object(value: Any, limits: EventLimits | None) -> Parsed | Rejected:
     if not isinstance(value, dict):
         return Rejected(value, f"an event must be a JSON object, not {_json_type(value)}")
-    limit = DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes
+    limits = DEFAULT_LIMITS if limits is None else limits
+    limit = limits.max_text_bytes
     try:
         # The validator itself: `Event.model_validate` adds a Python call per event.
         event = _validate(value)
@@ -67,6 +125,9 @@ def parse_object(value: Any, limits: EventLimits | None = None) -> Parsed | Reje
     text = event.text
     if len(text) * 4 > limit and _over(text, limit):
         return Rejected(value, _too_long(limit))
+    outside = limits.window_problem(event.timestamp.nanos, time.time_ns())
+    if outside is not None:
+        return Rejected(value, outside)
     return Parsed(event, value)
 
 
@@ -88,6 +149,8 @@ def parse_line(data: bytes, limits: EventLimits | None = None) -> Parsed | Rejec
     except strict_json.InvalidJson as err:
         text = data.decode("utf-8", "replace")
         return Rejected(text, f"not valid JSON: {err}")
+    except Exception as err:  # see `parse_object`
+        return Rejected(data.decode("utf-8", "replace"), _unreadable(err))
     return parse_object(value, limits)
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
-from elasticsearch import Elasticsearch, NotFoundError
+from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
@@ -46,7 +46,7 @@ from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.document import Document, to_document
-from session_recall.indexer.errors import AliasMissing
+from session_recall.indexer.errors import AliasMissing, refusal_reason
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
 from session_recall.indexer.parsing import EventLimits
@@ -78,6 +78,12 @@ class WriterOptions(BaseModel):
     # stream's chunks follow each other within it (each request costs the client about
     # 0.25 ms of CPU: a tenth of a 100-event `serve` batch's); 0 reads before every bulk.
     tombstone_reuse_s: float = Field(default=1.0, ge=0)
+    # Partitions one write may create: one `ingest` run, or one `serve` batch. Each is
+    # an index with its shards, and a cluster holds a bounded number of shards (1,000
+    # per data node by default): a producer stamping events over centuries must not
+    # use them up. 150 covers the default window of accepted times (`EventLimits`,
+    # ten years) in monthly partitions; a migration of older histories raises both.
+    max_new_partitions: int = Field(default=150, ge=0)
 
 
 # Submissions and results are made once per event: not frozen, which would triple the
@@ -157,6 +163,10 @@ class Writer:
         # exist: each is made once, ahead of its first bulk.
         self._granularity = granularity
         self._partitions_made: set[str] = set()
+        self._partitions_created = 0  # by the write in progress (`max_new_partitions`)
+        # Partitions whose creation was refused, with the reason, until one is made:
+        # what `serve`'s readiness reports.
+        self.refused_partitions: dict[str, str] = {}
         self._partition_names: PartitionNames | None = None  # once the period is known
         self._batch_rules: native.Rules | None = None  # the native core's, once asked for
 
@@ -184,6 +194,7 @@ class Writer:
         order.
         """
         self._deadline = deadline
+        self._partitions_created = 0
         self._check_layout()
         self._check_index()
         prepare = self._prepare
@@ -209,6 +220,7 @@ class Writer:
         if self._embedder is not None:
             raise ValueError("batches carry no vectors: write Submissions with an embedder")
         self._deadline = deadline
+        self._partitions_created = 0
         self._check_layout()
         yield from _pipelined(batches, self._write_batch)
 
@@ -236,16 +248,47 @@ class Writer:
             names = self._partition_names = PartitionNames(self._alias, self._granularity)
         return names.index(event.timestamp)
 
-    def _ensure_partitions(self, indices: set[str]) -> None:
+    def _ensure_partitions(self, indices: set[str]) -> dict[str, str]:
+        """Make the partitions of `indices` not known to exist. Returns those that
+        could not be made, each with the reason its events are refused: Elasticsearch
+        refused to create it (a shard limit, a missing privilege), or it would pass
+        `max_new_partitions`. Their events are refused; the others are written. A
+        refused partition is tried again by the next write that needs it, so writes
+        recover by themselves once the cause is gone."""
+        refused: dict[str, str] = {}
         for index in sorted(indices - self._partitions_made):
-            call_with_retries(
-                functools.partial(self._ensure_partition, index),
-                policy=self.options.retry,
-                what=f"create the partition {index}",
-                sleep=self._sleep,
-                deadline=self._deadline,
-            )
+            limit = self.options.max_new_partitions
+            if self._partitions_created >= limit:
+                refused[index] = (
+                    f"its partition {index} would be one more than the {limit} new "
+                    "partitions one run or request may create; raise --max-new-partitions "
+                    "(SESSION_RECALL_MAX_NEW_PARTITIONS) if these times are right"
+                )
+                continue
+            try:
+                made = call_with_retries(
+                    functools.partial(self._ensure_partition, index),
+                    policy=self.options.retry,
+                    what=f"create the partition {index}",
+                    sleep=self._sleep,
+                    deadline=self._deadline,
+                )
+            except ApiError as err:
+                reason = refusal_reason(err)
+                if index not in self.refused_partitions:  # once per partition and outage
+                    log.error("Elasticsearch refused to create the partition %s: %s", index, reason)
+                self.refused_partitions[index] = reason
+                refused[index] = (
+                    f"its partition {index} could not be created: Elasticsearch answered "
+                    f"{reason}; once the cluster can take a new index (free shards, or "
+                    "grant create_index), send it again"
+                )
+                continue
+            if self.refused_partitions.pop(index, None) is not None:
+                log.info("the partition %s was created; its events are stored again", index)
+            self._partitions_created += made
             self._partitions_made.add(index)
+        return refused
 
     def _ensure_partition(self, index: str) -> bool:
         return ensure_partition(self._es(), index)
@@ -354,9 +397,16 @@ class Writer:
         self._delete_copies(refused)
         if not to_send:
             return
+        unmade = self._ensure_partitions({doc.index for _, doc in to_send})
+        if unmade:
+            for p, doc in to_send:
+                if doc.index in unmade:
+                    p.result = _rejected(p.submission.event, unmade[doc.index])
+            to_send = [(p, doc) for p, doc in to_send if doc.index not in unmade]
+            if not to_send:
+                return
         to_send = self._with_vectors(to_send)
         creates = [(doc.header_json, doc.body) for _, doc in to_send]
-        self._ensure_partitions({doc.index for _, doc in to_send})
         responses = self._send(creates)  # (b)
         stored: list[tuple[_Pending, Document]] = []
         for entry, response in zip(to_send, responses, strict=True):
@@ -418,9 +468,16 @@ class Writer:
             self._delete_copies([_copy_in(batch, position) for position in results])
         if len(results) == len(batch):
             return results
+        unmade = self._ensure_partitions(set(batch.indices()))
+        if unmade:
+            for position in range(len(batch)):
+                index = _copy_in(batch, position)[0]
+                if position not in results and index in unmade:
+                    results[position] = _refused(batch.event_id(position), unmade[index])
+            if len(results) == len(batch):
+                return results
         # Positions in the batch of the actions sent (all of them, but for a refusal).
         sent = [p for p in range(len(batch)) if p not in results] if results else None
-        self._ensure_partitions(set(batch.indices()))
 
         def body_for(pending: list[int]) -> bytes:
             if sent is None:

@@ -16,7 +16,7 @@ import click
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.cli.options import build, library_option
+from session_recall.cli.options import build, library_option, limit_options
 from session_recall.cli.progress import progress_reporter
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
@@ -68,6 +68,7 @@ ARRAY_PEEK_BYTES = 64
 @library_option("--chunk-bytes", WriterOptions, "chunk_bytes", "Bytes per bulk request.")
 @library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
 @library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
+@limit_options("max_age_days", "max_ahead_seconds", "max_new_partitions")
 @pass_app
 def ingest_command(
     app: AppContext,
@@ -80,6 +81,9 @@ def ingest_command(
     chunk_bytes: int | None,
     max_attempts: int | None,
     max_text_bytes: int | None,
+    max_age_days: int,
+    max_ahead_seconds: int,
+    max_new_partitions: int,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -109,9 +113,17 @@ def ingest_command(
             "chunk_events": ("--chunk-size", chunk_size),
             "chunk_bytes": ("--chunk-bytes", chunk_bytes),
             "retry": ("--max-attempts", retry),
+            "max_new_partitions": ("--max-new-partitions", max_new_partitions),
         },
     )
-    limits = build(EventLimits, {"max_text_bytes": ("--max-text-bytes", max_text_bytes)})
+    limits = build(
+        EventLimits,
+        {
+            "max_text_bytes": ("--max-text-bytes", max_text_bytes),
+            "max_age_days": ("--max-age-days", max_age_days),
+            "max_ahead_seconds": ("--max-ahead-seconds", max_ahead_seconds),
+        },
+    )
     stop = threading.Event()
     tail = (
         functools.partial(follow_file, stop=stop, rotation_quiet=rotation_quiet, runs=True)

@@ -48,6 +48,16 @@ class Services:
     bodies: InflightBytes
     # The events endpoint's default; a request's `?refresh=` overrides it.
     refresh: Refresh = "false"
+    # What the write path knows of its own health, registered by the events group
+    # and read by `/readyz`: why writes fail (None while they work), and the
+    # partitions Elasticsearch refused to create, each with its reason.
+    write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WriteHealth:
+    failing: str | None
+    refused_partitions: Mapping[str, str]
 
 
 @dataclass(frozen=True)

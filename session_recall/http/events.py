@@ -25,7 +25,7 @@ from starlette.routing import Route
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.embedders import embedder_for
-from session_recall.http.app import RouteGroup, Services
+from session_recall.http.app import RouteGroup, Services, WriteHealth
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import ref
@@ -88,7 +88,10 @@ def events_group(
     event_limits: EventLimits | None = None,
 ) -> RouteGroup:
     limits = services.limits
-    options = writer_options or WriterOptions(retry=SERVE_RETRY)
+    options = writer_options or WriterOptions(
+        retry=SERVE_RETRY, max_new_partitions=limits.max_new_partitions
+    )
+    event_limits = event_limits or limits.event_limits()
     embedder = embedder_for(services.settings)
     writer = Writer(services.client, services.settings.index, options=options, embedder=embedder)
     # NDJSON bodies into native batches, where the core is (batches carry no vectors).
@@ -97,6 +100,9 @@ def events_group(
         max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
     batcher = Batcher(writer, batching)
+    services.write_health.append(
+        lambda: WriteHealth(batcher.failing, dict(writer.refused_partitions))
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan() -> AsyncIterator[None]:

@@ -1,5 +1,7 @@
 """Probes: `/healthz` says the process serves; `/readyz` says it can store events
-(Elasticsearch answers and the alias exists). `/readyz` runs in a lane of its own
+(Elasticsearch answers, the alias exists, and the last write did not fail). Partitions
+Elasticsearch refused to create are listed (`degraded`): events of other periods are
+still stored, so the sidecar stays ready. `/readyz` runs in a lane of its own
 (`lanes.probes`): busy searches or writes never make it late."""
 
 from elasticsearch import ApiError, TransportError
@@ -32,6 +34,14 @@ def health_group(services: Services) -> RouteGroup:
         if not exists:
             reason = f"alias {alias!r} is missing; run `session-recall setup`"
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        states = [check() for check in services.write_health]
+        for state in states:
+            if state.failing is not None:
+                reason = f"writes are failing: {state.failing}"
+                return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        refused = {name: why for state in states for name, why in state.refused_partitions.items()}
+        if refused:
+            return JSONResponse({"status": "degraded", "refused_partitions": refused})
         return JSONResponse({"status": "ready"})
 
     probe = {"responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}}}

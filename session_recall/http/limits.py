@@ -9,6 +9,13 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from session_recall.indexer import EventLimits, WriterOptions
+from session_recall.indexer.parsing import (
+    DEFAULT_MAX_AGE_DAYS,
+    DEFAULT_MAX_AHEAD_S,
+    MAX_AGE_DAYS_LIMIT,
+)
+
 MIB = 1024 * 1024
 
 
@@ -73,6 +80,31 @@ class ServeLimits(BaseModel):
         description="Warnings and errors of one kind logged per minute; the rest are counted, "
         "and the count is logged.",
     )
+
+    max_age_days: int = Field(
+        default=DEFAULT_MAX_AGE_DAYS,
+        ge=1,
+        le=MAX_AGE_DAYS_LIMIT,
+        description="Events stamped more than this many days before now are refused (422, "
+        "or the dead-letter file); raise it to migrate older histories.",
+    )
+    max_ahead_seconds: int = Field(
+        default=DEFAULT_MAX_AHEAD_S,
+        ge=0,
+        le=MAX_AGE_DAYS_LIMIT * 86_400,
+        description="Events stamped more than this many seconds after now are refused.",
+    )
+    max_new_partitions: int = Field(
+        default=WriterOptions.model_fields["max_new_partitions"].default,
+        ge=0,
+        description="Partitions one request (serve) or run (ingest) may create; the events "
+        "of any more are refused, so that no producer uses up the cluster's shards.",
+    )
+
+    def event_limits(self, **more: int) -> EventLimits:
+        return EventLimits(
+            max_age_days=self.max_age_days, max_ahead_seconds=self.max_ahead_seconds, **more
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:

@@ -137,13 +137,14 @@ def test_an_event_stamped_after_the_erasure_instant_is_kept_even_if_stored_befor
     ahead = event(1, timestamp="2030-01-01T00:00:00Z")
     source = write_ndjson(tmp_path / "events.ndjson", [event(0), ahead])
     dead = str(tmp_path / "dead.ndjson")
-    assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)[0] == 0
+    ahead_ok = ("--max-ahead-seconds", str(10 * 365 * 86_400))  # accepted, for this test
+    assert _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead, *ahead_ok)[0] == 0
     assert _cli(es_url, alias, "delete", "--user", "alice") == (
         0,
         "Removed 1 event of user 'alice'.\n",
     )
 
-    code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead)
+    code, output = _cli(es_url, alias, "ingest", str(source), "--dead-letter", dead, *ahead_ok)
 
     assert code == 0, output
     assert "indexed 0, already present 1, rejected 1 (1 of an erased scope)" in output

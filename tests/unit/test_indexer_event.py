@@ -1,5 +1,7 @@
 """The event model: aliases, limits, derived ids, and the document it becomes."""
 
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from session_recall.indexer import (
     to_document,
 )
 from session_recall.indexer.document import document_id
+from tests.support.ndjson import event
 
 SNAKE = {
     "event_id": "e1",
@@ -220,3 +223,19 @@ def test_the_text_limit_binds_input_not_the_model():
     assert isinstance(
         parse_object({**SNAKE, "text": "x" * 5}, EventLimits(max_text_bytes=4)), Rejected
     )
+
+
+def test_the_window_of_accepted_times_is_ten_years_back_and_a_day_ahead():
+    now = time.time_ns()
+    day = 86_400 * 10**9
+    limits = EventLimits()
+    assert limits.window_problem(now - 3649 * day, now) is None
+    assert limits.window_problem(now + day - 10**9, now) is None
+    assert "more than 3650 days before now" in str(limits.window_problem(now - 3651 * day, now))
+    assert "--max-ahead-seconds" in str(limits.window_problem(now + day + 10**9, now))
+    refused = parse_object({**event(1), "timestamp": "1970-01-01T00:00:00Z"})
+    assert isinstance(refused, Rejected) and "--max-age-days" in refused.reason
+    widened = parse_object(
+        {**event(1), "timestamp": "1970-01-01T00:00:00Z"}, EventLimits(max_age_days=36_500)
+    )
+    assert isinstance(widened, Parsed)
