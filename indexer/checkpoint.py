@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.errors import UnreadableCheckpoint
 
 
 class Position(BaseModel):
@@ -28,10 +28,18 @@ def load(path: Path) -> Position | None:
         return Position.model_validate_json(path.read_bytes())
     except (FileNotFoundError, NotADirectoryError):
         return None  # none saved yet; whether one can be saved there is checked apart
-    except (OSError, ValidationError) as err:
-        raise IndexerError(
-            f"The checkpoint {path} cannot be read: {err}",
-            hint="Delete it to start from the beginning (replays are idempotent).",
+    except ValidationError:
+        raise UnreadableCheckpoint(
+            f"The checkpoint {path} does not hold a position that `ingest --checkpoint` "
+            "saved (it was changed, or is another file).",
+            hint="Delete it to start from the beginning (replays are idempotent), or name "
+            "another file with --checkpoint.",
+        ) from None
+    except OSError as err:
+        raise UnreadableCheckpoint(
+            f"The checkpoint {path} cannot be read: {err.strerror or err}.",
+            hint="Fix its permissions, or delete it to start from the beginning "
+            "(replays are idempotent).",
         ) from None
 
 

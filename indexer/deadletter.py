@@ -5,6 +5,7 @@ line keeps the input as it arrived (an unparsable line as text), so it can be fi
 and fed back to `session-recall ingest`.
 """
 
+import contextlib
 import os
 from pathlib import Path
 from typing import IO, Any
@@ -15,35 +16,70 @@ from session_recall.indexer.errors import IndexerError
 
 
 class DeadLetter:
+    """Raises `IndexerError` when a line cannot be written or made durable (a full
+    disk, say: the path was checked writable at the start), and again at every later
+    write or sync: the run stops, and its checkpoint never passes a refusal that is
+    not in the file."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.count = 0
         self._file: IO[bytes] | None = None
+        self._failure: IndexerError | None = None
 
     def write(self, event: Any, reason: str) -> None:
+        self._check()
         try:
             if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = self.path.open("ab")
             self._file.write(orjson.dumps({"event": event, "reason": reason}) + b"\n")
-        except OSError as err:  # a full disk, say: checked writable at the start
-            raise IndexerError(
-                f"Writing the dead-letter file {self.path} failed: {err.strerror or err}.",
-                hint="Fix that, then run the same command again; what is stored stays.",
-            ) from None
+        except OSError as err:
+            raise self._failed(err) from None
         self.count += 1
 
     def sync(self) -> None:
         """Make the lines durable: called before a checkpoint moves past them."""
+        self._check()
         if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as err:
+                raise self._failed(err) from None
 
     def close(self) -> None:
-        if self._file is not None:
-            self.sync()
-            self._file.close()
-            self._file = None
+        """Sync and close; a failure is raised by `sync` or `write`, never here."""
+        if self._file is None:
+            return
+        try:
+            if self._failure is None:
+                self.sync()
+        except IndexerError:
+            pass  # raised to the run already, or raised by its next sync
+        finally:
+            self._discard()
+
+    def _check(self) -> None:
+        if self._failure is not None:
+            raise IndexerError(self._failure.message, hint=self._failure.hint)
+
+    def _failed(self, err: OSError) -> IndexerError:
+        self._failure = IndexerError(
+            f"Writing the dead-letter file {self.path} failed: {err.strerror or err}; the "
+            "run stopped there, and its checkpoint is before the first line not written.",
+            hint="Free some space (or name another file with --dead-letter), then run the "
+            "same command again; what is stored stays stored.",
+        )
+        self._discard()
+        return self._failure
+
+    def _discard(self) -> None:
+        """Close the file, dropping what a full disk would not take."""
+        file, self._file = self._file, None
+        if file is None:
+            return
+        with contextlib.suppress(OSError):  # its buffer could not be written: raised already
+            file.close()
 
     def __enter__(self) -> "DeadLetter":
         return self

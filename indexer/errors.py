@@ -23,6 +23,13 @@ class UnwritablePath(IndexerError):
     kind = ErrorKind.CALLER
 
 
+class UnreadableCheckpoint(IndexerError):
+    """The checkpoint file holds no position `ingest` saved: the caller names another
+    or deletes it; nothing was read."""
+
+    kind = ErrorKind.CALLER
+
+
 class AliasMissing(IndexerError):
     """The alias has no write index, so a create would auto-create a stray index.
 

@@ -39,8 +39,7 @@ def check_outputs(dead_letter: Path, checkpoint_path: Path | None) -> None:
     check_writable(
         dead_letter,
         what="dead-letter file",
-        hint="Point the dead letters (--dead-letter) at a writable folder.",
-        create_folders=True,
+        hint="Point the dead letters (--dead-letter) at a file in an existing, writable folder.",
         replaced=False,
     )
     if checkpoint_path is not None:
@@ -48,7 +47,6 @@ def check_outputs(dead_letter: Path, checkpoint_path: Path | None) -> None:
             checkpoint_path,
             what="checkpoint",
             hint="Point the checkpoint (--checkpoint) at a file in an existing, writable folder.",
-            create_folders=False,
             replaced=True,
         )
 

@@ -8,13 +8,11 @@ from pathlib import Path
 from session_recall.indexer.errors import UnwritablePath
 
 
-def check_writable(
-    path: Path, *, what: str, hint: str, create_folders: bool, replaced: bool
-) -> None:
+def check_writable(path: Path, *, what: str, hint: str, replaced: bool) -> None:
     """Raise `UnwritablePath` unless `path` can be written. The file itself is neither
-    created nor changed. Missing folders are created when the writer would create them
-    anyway (`create_folders`); a file `replaced` by a rename (a checkpoint) also needs
-    a folder that takes new files."""
+    created nor changed, and no folder is: a missing one is refused (a typo must not
+    leave folders about). A file `replaced` by a rename (a checkpoint) also needs a
+    folder that takes new files."""
     try:
         if path.is_dir():
             raise IsADirectoryError(21, "it is a folder")
@@ -23,8 +21,6 @@ def check_writable(
             with path.open("ab"):  # appending nothing leaves content and mtime alone
                 pass
         if not exists or replaced:
-            if create_folders:
-                path.parent.mkdir(parents=True, exist_ok=True)
             # An unnamed file in the folder: a file can be made there, and none is left.
             with tempfile.TemporaryFile(dir=path.parent):
                 pass

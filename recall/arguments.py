@@ -9,6 +9,7 @@ from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
+    InvalidPage,
     InvalidSince,
     RecallError,
     TermTooLong,
@@ -80,9 +81,15 @@ def parse_instant(
         ) from None
 
 
-def clamp_page(page: int) -> int:
-    """Pages are zero-indexed; a negative page means the first one, as in the reference."""
-    return max(0, int(page))
+def checked_page(page: int) -> int:
+    """Pages are zero-indexed; a negative one is refused rather than read as the first
+    (a caller that counts backwards would be shown page 0 as if it were theirs)."""
+    if isinstance(page, bool) or not isinstance(page, int) or page < 0:
+        raise InvalidPage(
+            f"page: {page!r} is not a page number.",
+            hint="Pages count from 0, the first; leave it out for the first page.",
+        )
+    return page
 
 
 def _checked_length(term: str) -> str:

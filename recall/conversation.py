@@ -5,7 +5,7 @@ from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
-from session_recall.recall.arguments import clamp_page, parse_phrase
+from session_recall.recall.arguments import checked_page, parse_phrase
 from session_recall.recall.page import RecallPage
 from session_recall.recall.pager import Pager, PagerOptions
 from session_recall.recall.query import Criteria
@@ -53,6 +53,6 @@ class ConversationSearcher:
         return self._fetch(Criteria(()), page, cursor)
 
     def _fetch(self, criteria: Criteria, page: int, cursor: str | None) -> RecallPage:
-        page = clamp_page(page)
+        page = checked_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
         return self._pager.fetch(self._scope, criteria, page=page, state=state)

@@ -36,7 +36,7 @@ from typing import Unpack
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
-from session_recall.recall.arguments import MatchMode, clamp_page, parse_match, parse_terms
+from session_recall.recall.arguments import MatchMode, checked_page, parse_match, parse_terms
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.page import RecallPage
 from session_recall.recall.pager import Pager, PagerOptions
@@ -102,7 +102,7 @@ class CrossConversationSearcher:
             if current_session_id is None
             else required("current_session_id", current_session_id)
         )
-        page = clamp_page(page)
+        page = checked_page(page)
         key = (
             "cross_conversation",
             self._alias,

@@ -7,7 +7,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core.instant import Instant
 from session_recall.recall.arguments import (
     MatchMode,
-    clamp_page,
+    checked_page,
     parse_match,
     parse_since,
     parse_terms,
@@ -56,6 +56,6 @@ class CrossSessionSearcher:
         keeps events at or after an ISO-8601 instant such as 2026-07-01T00:00:00Z.
         """
         criteria = Criteria(parse_terms(query), parse_match(match), parse_since(since))
-        page = clamp_page(page)
+        page = checked_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
         return self._pager.fetch(self._scope, criteria, page=page, state=state)

@@ -86,3 +86,7 @@ class InvalidTypes(RecallError):
 
 class InvalidSearchMode(RecallError):
     """`mode` is none of keyword, semantic and hybrid."""
+
+
+class InvalidPage(RecallError):
+    """A page number below 0 (pages count from 0)."""

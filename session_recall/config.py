@@ -1,10 +1,11 @@
 """Configuration from the environment; every field has a matching CLI flag."""
 
+import re
 from pathlib import Path
 from typing import Literal
 
 from elastic_transport.client_utils import url_to_node_config
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
@@ -16,6 +17,13 @@ DEFAULT_INDEX = "session-events"
 def default_home() -> Path:
     """Where local state lives: cursor key, node state, downloaded distribution."""
     return Path.home() / ".cache" / "session-recall"
+
+
+# One concrete alias: never a pattern (`*`, `a,b`), a path (`../x`), a system name
+# (`_all`, `.x`) or one Elasticsearch refuses; room is left for the suffixes of its
+# partitions and tombstones within the 255 bytes of an index name.
+MAX_ALIAS_CHARS = 200
+_ALIAS = re.compile(rf"[a-z0-9][a-z0-9_-]{{0,{MAX_ALIAS_CHARS - 1}}}", re.ASCII)
 
 
 class Settings(BaseSettings):
@@ -104,10 +112,12 @@ class Settings(BaseSettings):
                 hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
                 "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
-        if not self.index or self.index != self.index.lower() or self.index.startswith(("_", "-")):
+        if _ALIAS.fullmatch(self.index) is None:
             raise ConfigurationError(
-                f"{self.index!r} is not a usable index alias.",
-                hint="Use lowercase letters, digits and dashes, e.g. session-events.",
+                f"SESSION_RECALL_INDEX (--index): {self.index!r} is not a usable index alias.",
+                hint="Name one alias: lowercase letters, digits, dashes and underscores, "
+                f"starting with a letter or a digit, at most {MAX_ALIAS_CHARS} characters, "
+                "e.g. session-events.",
             )
         return self
 
@@ -120,3 +130,13 @@ class Settings(BaseSettings):
         """A copy with the given fields replaced, skipping the ones left at None."""
         given = {k: v for k, v in values.items() if v is not None}
         return self.model_validate({**self.model_dump(), **given})
+
+
+def settings_problem(err: ValidationError) -> str:
+    """A validation error of `Settings` as one line naming the variable: `SESSION_RECALL_
+    EMBEDDER: Input should be 'static', 'endpoint' or 'none'`."""
+    problems = []
+    for error in err.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "configuration"
+        problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
+    return "; ".join(problems) + "."

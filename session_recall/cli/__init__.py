@@ -19,8 +19,8 @@ from session_recall.cli.reads import sessions, show
 from session_recall.cli.search import search, search_conversations, search_session
 from session_recall.cli.serve import serve
 from session_recall.cli.setup import setup
-from session_recall.config import Settings
-from session_recall.core.errors import SessionRecallError
+from session_recall.config import Settings, settings_problem
+from session_recall.core.errors import ConfigurationError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -98,10 +98,9 @@ def main(
     }  # fmt: skip
     try:
         settings = Settings.model_validate({k: v for k, v in values.items() if v is not None})
-    except SessionRecallError as err:
-        raise click.UsageError(str(err)) from None
     except ValidationError as err:
-        raise click.UsageError(str(err.errors()[0]["msg"])) from None
+        # Named by its variable, and told as every configuration error is (exit 3).
+        raise ConfigurationError(settings_problem(err)) from None
     ctx.obj = AppContext(settings)
 
 

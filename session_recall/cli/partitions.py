@@ -116,18 +116,19 @@ def _report(summary: MoveSummary) -> None:
         click.echo(f"\r{summary.index}: {summary.done}/{summary.events}", nl=False, err=True)
 
 
-def _instant(text: str) -> Instant:
+def _instant(given: str) -> Instant:
+    text = given
     try:
-        day = date.fromisoformat(text.strip())
+        day = date.fromisoformat(given.strip())
     except ValueError:
         pass
     else:
-        return Instant.parse(f"{day.isoformat()}T00:00:00Z")
+        text = f"{day.isoformat()}T00:00:00Z"  # a day past 2262 is out of range too
     try:
         return Instant.parse(text)
     except InvalidInstant as err:
         raise click.BadParameter(
-            f"{text!r} is neither a date (2026-01-01) nor an instant ({err})",
+            f"{given!r} is not a date (2026-01-01) or an instant that can be used: {err}",
             param_hint="--before",
         ) from None
 

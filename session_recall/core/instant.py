@@ -22,14 +22,18 @@ EXPECTED_FORMAT = "2026-07-01T00:00:00Z"
 # (`nanos`). Anything else takes `_ISO`'s general path, which also names what is wrong.
 _UTC = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})T(?P<time>(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d)"
-    r"(?:\.(?P<fraction>\d{1,9}))?Z"
+    r"(?:\.(?P<fraction>\d{1,9}))?Z",
+    re.ASCII,  # `\d` takes any Unicode digit ("٠") otherwise, which Elasticsearch refuses
 )
+# A fraction finer than the nanosecond, named as such rather than as a bad format.
+_FINER = re.compile(r"\d{2}:\d{2}:\d{2}[.,]\d{10,}", re.ASCII)
 # Days from which every time of day is an instant (the last one, 2262-04-11, is not).
 _FIRST_DAY, _LAST_WHOLE_DAY = "1970-01-01", "2262-04-10"
 _ISO = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[Tt](?P<time>\d{2}:\d{2}:\d{2})"
     r"(?:[.,](?P<fraction>\d{1,9}))?"
-    r"(?P<offset>[Zz]|[+-]\d{2}:?\d{2})"
+    r"(?P<offset>[Zz]|[+-]\d{2}:?\d{2})",
+    re.ASCII,
 )
 _NANOS_PER_SECOND = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -132,6 +136,11 @@ class Instant:
     def _parse_any(cls, text: str) -> "Instant":
         """Every accepted form, or `InvalidInstant` naming what is wrong."""
         match = _ISO.fullmatch(text.strip()) if isinstance(text, str) else None
+        if match is None and isinstance(text, str) and _FINER.search(text):
+            raise InvalidInstant(
+                f"{text!r} has more than 9 digits after the second; an instant is kept "
+                "to the nanosecond: send at most 9."
+            )
         if match is None:
             raise InvalidInstant(
                 f"{text!r} is not an ISO-8601 instant with a time and an offset; "

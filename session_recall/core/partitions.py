@@ -30,7 +30,7 @@ DEFAULT_GRANULARITY: Granularity = "month"
 
 _NANOS_PER_SECOND = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?")
+_SUFFIX = re.compile(r"(?P<year>\d{4})(?:\.(?:(?P<month>\d{2})|w(?P<week>\d{2})))?", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,8 +50,8 @@ def _lower(value: object) -> object:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-# A negative page is clamped to 0, as the reference tools do; null means "first page".
-Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE)]
+# null means "first page"; a negative page is refused (`minimum` in the schema).
+Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE, ge=0)]
 # recall's MatchMode, as a model may spell it ("ANY", " all ").
 MatchModeArgument = Annotated[MatchMode, BeforeValidator(_lower), Field(description=MATCH_MODE)]
 

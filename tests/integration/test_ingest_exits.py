@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 from elasticsearch import Elasticsearch
 
 from session_recall.cli import main
-from tests.support.ndjson import event, stored
+from tests.support.ndjson import checkpoint_offset, event, stored
 
 pytestmark = pytest.mark.integration
 
@@ -36,6 +36,7 @@ def source(tmp_path: Path) -> Path:
         ["--checkpoint", "/proc/nope.ckpt"],
         ["--checkpoint", "{tmp}/a-file/events.ckpt"],
         ["--dead-letter", "{tmp}/a-file/dead.ndjson"],
+        ["--dead-letter", "{tmp}/no-such-folder/dead.ndjson"],  # no folder is made for it
     ],
 )
 def test_unwritable_output_paths_stop_the_run_before_anything_is_read(
@@ -48,6 +49,7 @@ def test_unwritable_output_paths_stop_the_run_before_anything_is_read(
     assert refused.exit_code == 2, refused.output
     assert "cannot be written" in refused.output and "Traceback" not in refused.output
     assert stored(es, alias) == 0
+    assert not (tmp_path / "no-such-folder").exists()
 
     fixed = _ingest(es_url, alias, str(source), *dead)
     assert fixed.exit_code == 1, fixed.output  # the two broken lines are dead-lettered
@@ -86,3 +88,41 @@ def test_a_file_with_a_byte_order_mark_is_stored_whole(
     result = _ingest(es_url, alias, str(source), "--dead-letter", str(tmp_path / "dead.ndjson"))
     assert result.exit_code == 0, result.output
     assert stored(es, alias) == 3
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_for_the_dead_letters_stops_the_run_with_exit_3(
+    es: Elasticsearch, es_url: str, alias: str, source: Path, tmp_path: Path
+):
+    checkpoint = tmp_path / "events.ckpt"
+    result = _ingest(
+        es_url, alias, str(source), "--dead-letter", "/dev/full", "--checkpoint", str(checkpoint)
+    )
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output
+    assert "Writing the dead-letter file /dev/full failed: No space left on device" in (
+        result.output
+    )
+    # The refusals are in no file: the checkpoint must not have passed them.
+    broken_at = source.read_bytes().index(b"{broken")
+    assert checkpoint_offset(checkpoint) <= broken_at if checkpoint.exists() else True
+
+    dead = tmp_path / "dead.ndjson"
+    again = _ingest(
+        es_url, alias, str(source), "--dead-letter", str(dead), "--checkpoint", str(checkpoint)
+    )
+    assert again.exit_code == 1, again.output
+    assert len(dead.read_bytes().splitlines()) == 2
+    assert stored(es, alias) == 7
+
+
+def test_a_corrupt_checkpoint_is_named_with_what_to_do(
+    es_url: str, alias: str, source: Path, tmp_path: Path
+):
+    checkpoint = tmp_path / "events.ckpt"
+    checkpoint.write_text('{"offset": "lots"')
+    result = _ingest(es_url, alias, str(source), "--checkpoint", str(checkpoint))
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert f"The checkpoint {checkpoint} does not hold a position" in result.output
+    assert "Delete it to start from the beginning" in result.output

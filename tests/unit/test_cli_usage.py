@@ -25,15 +25,48 @@ def _refused(result: Result, *says: str) -> None:
         assert words in result.output
 
 
+def _misconfigured(result: Result, *says: str) -> None:
+    """A configuration error: one line naming the variable, exit 3, as every other."""
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output and result.output.startswith("Error: ")
+    for words in says:
+        assert words in result.output
+
+
 @pytest.mark.parametrize("url", ["127.0.0.1:9200", "localhost", "http://", "ftp://h:1"])
 def test_a_malformed_elasticsearch_url_is_named_with_an_example(url: str):
-    _refused(_run("setup", env={"ELASTICSEARCH_URL": url}), url, "http://127.0.0.1:9200")
+    _misconfigured(_run("setup", env={"ELASTICSEARCH_URL": url}), url, "http://127.0.0.1:9200")
 
 
 def test_a_malformed_url_never_shows_its_credentials():
     result = _run("--es-url", "u:hunter2@es.internal", "setup")
-    _refused(result, "***@es.internal")
+    _misconfigured(result, "***@es.internal")
     assert "hunter2" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"SESSION_RECALL_EMBEDDER": "bogus"}, "SESSION_RECALL_EMBEDDER: Input should be"),
+        ({"SESSION_RECALL_EMBEDDINGS_DIMS": "100000"}, "SESSION_RECALL_EMBEDDINGS_DIMS: "),
+        ({"SESSION_RECALL_EMBEDDINGS_DIMS": "x"}, "SESSION_RECALL_EMBEDDINGS_DIMS: "),
+    ],
+)
+def test_a_configuration_error_names_its_variable(env: dict[str, str], says: str):
+    _misconfigured(_run("--es-url", NOWHERE, "search", "--user", "a", "x", env=env), says)
+
+
+@pytest.mark.parametrize(
+    "index", ["*", "a,b", "probe*", "../x", "x y", "Probe", "_all", "-x", ".hidden", "x" * 201]
+)
+@pytest.mark.parametrize(
+    "command", [["setup"], ["delete", "--user", "alice", "--dry-run"], ["search", "-u", "a", "x"]]
+)
+def test_only_one_concrete_alias_is_taken_as_the_index(index: str, command: list[str]):
+    for given in (["--index", index], []):
+        env = {} if given else {"SESSION_RECALL_INDEX": index}
+        result = _run("--es-url", NOWHERE, *given, *command, env=env)
+        _misconfigured(result, "SESSION_RECALL_INDEX (--index)", "is not a usable index alias")
 
 
 @pytest.mark.parametrize(

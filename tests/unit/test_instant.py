@@ -119,3 +119,16 @@ def test_clamped_keeps_an_instant_within_the_range():
     assert Instant.clamped(-5) == Instant(0)
     assert Instant.clamped(2**64) == Instant(2**63 - 1)
     assert Instant.clamped(42).nanos == 42
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("2026-07-0١T12:00:00Z", "is not an ISO-8601 instant"),  # an Arabic-Indic digit
+        ("２026-07-01T12:00:00Z", "is not an ISO-8601 instant"),  # a full-width digit
+        ("2026-10-01T00:00:00.123456789123Z", "more than 9 digits after the second"),
+    ],
+)
+def test_only_ascii_digits_and_nine_fraction_digits_are_taken(text: str, words: str):
+    with pytest.raises(InvalidInstant, match=words):
+        Instant.parse(text)

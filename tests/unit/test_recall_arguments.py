@@ -8,7 +8,7 @@ from session_recall.core.instant import Instant
 from session_recall.recall.arguments import (
     MAX_TERM_LENGTH,
     MAX_TERMS,
-    clamp_page,
+    checked_page,
     parse_match,
     parse_phrase,
     parse_since,
@@ -17,6 +17,7 @@ from session_recall.recall.arguments import (
 from session_recall.recall.errors import (
     EmptyQuery,
     InvalidMatchMode,
+    InvalidPage,
     InvalidSince,
     RecallError,
     TermTooLong,
@@ -105,6 +106,12 @@ def test_since_accepts_offsets_and_instants():
     assert parse_since(at) is at
 
 
-@pytest.mark.parametrize(("page", "clamped"), [(-3, 0), (-1, 0), (0, 0), (7, 7)])
-def test_negative_pages_are_clamped_to_the_first(page, clamped):
-    assert clamp_page(page) == clamped
+@pytest.mark.parametrize("page", [0, 7])
+def test_pages_count_from_zero(page):
+    assert checked_page(page) == page
+
+
+@pytest.mark.parametrize("page", [-1, -3, True])
+def test_negative_pages_are_refused(page):
+    with pytest.raises(InvalidPage, match="Pages count from 0"):
+        checked_page(page)
