@@ -39,6 +39,7 @@ import orjson
 from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
+from session_recall.core.instant import Instant
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
 from session_recall.indexer import bulk, native, tombstones, vectors
@@ -49,7 +50,7 @@ from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.errors import AliasMissing, refusal_reason
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, granularity
-from session_recall.indexer.parsing import EventLimits
+from session_recall.indexer.parsing import EventLimits, Parsed, parse_line
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
@@ -386,12 +387,12 @@ class Writer:
             return
         erased = self._erased(lambda: _scopes_of(live), reuse=True)  # (a)
         to_send: list[tuple[_Pending, Document]] = []
-        refused: list[_Copy] = []
+        refused: list[tuple[_Copy, int]] = []
         for p in live:
             if erased and _covered(p, erased):
                 p.result = _rejected(p.submission.event, SCOPE_ERASED)
                 if p.document is not None:
-                    refused.append(_copy_of(p.document))
+                    refused.append((_copy_of(p.document), _erased_until(p.scopes, erased)))
             elif p.document is not None:
                 to_send.append((p, p.document))
         self._delete_copies(refused)
@@ -448,11 +449,18 @@ class Writer:
         erased = self._erased(lambda: _scopes_of([p for p, _ in stored]))
         if not erased:
             return
-        doomed = [entry for entry in stored if _covered(entry[0], erased)]
-        if not doomed:
+        covered = [entry for entry in stored if _covered(entry[0], erased)]
+        if not covered:
             return
-        self._send([_delete(*_copy_of(doc)) for _, doc in doomed])
-        for p, _ in doomed:
+        # Only what this write created: a copy that was there already (409) may be
+        # another event of the same id, stamped after the erasure, and one stored
+        # before the tombstone is the erasure's to remove.
+        doomed = [
+            (p, doc) for p, doc in covered if p.result is not None and p.result.status is _INDEXED
+        ]
+        if doomed:
+            self._send([_delete(*_copy_of(doc)) for _, doc in doomed])
+        for p, _ in covered:
             p.result = _rejected(p.submission.event, SCOPE_ERASED)
 
     def _write_batch(self, batch: "Batch") -> dict[int, EventResult]:
@@ -465,7 +473,9 @@ class Writer:
         if erased:
             for position in batch.covered(erased):
                 results[position] = _refused(batch.event_id(position), SCOPE_ERASED)
-            self._delete_copies([_copy_in(batch, position) for position in results])
+            self._delete_copies(
+                [(_copy_in(batch, p), _erased_until(_scopes_in(batch, p), erased)) for p in results]
+            )
         if len(results) == len(batch):
             return results
         unmade = self._ensure_partitions(set(batch.indices()))
@@ -500,18 +510,21 @@ class Writer:
             results[position] = self._result(batch.event_id(position), index, response)
         erased = self._erased(batch.scopes)  # (c)
         if erased:
-            doomed = [p for p in batch.covered(erased) if p not in results or results[p].stored]
+            covered = [p for p in batch.covered(erased) if p not in results or results[p].stored]
+            doomed = [p for p in covered if p not in results]  # created by this write: see (c)
             if doomed:
                 self._send([_delete(*_copy_in(batch, p)) for p in doomed])
-                for p in doomed:
-                    results[p] = _refused(batch.event_id(p), SCOPE_ERASED)
+            for p in covered:
+                results[p] = _refused(batch.event_id(p), SCOPE_ERASED)
         return results
 
-    def _delete_copies(self, refused: list["_Copy"]) -> None:
+    def _delete_copies(self, refused: list[tuple["_Copy", int]]) -> None:
         """Delete the stored copies of events refused at (a): left behind by a write
-        whose check (c) never completed. They are looked up first, in each event's own
-        partition and in any index of the single-index layout behind the alias, with a
-        realtime `mget`:
+        whose check (c) never completed. Each comes with the instant its erasure
+        covers, and a copy stamped after it is kept: it is another event that reuses
+        the id (a replay must never delete a newer event). They are looked up first,
+        in each event's own partition and in any index of the single-index layout
+        behind the alias, with a realtime `mget`:
         a blind delete of each would leave a deletion marker per event and index on
         every replay of an erased scope, and almost all of them find nothing."""
         if not refused:
@@ -521,8 +534,8 @@ class Writer:
             return
         legacy = [index for index in indices if parse_partition(self._alias, index) is None]
         docs = [
-            {"_index": index, "_id": doc_id, "routing": routing}
-            for own, doc_id, routing in refused
+            ({"_index": index, "_id": doc_id, "routing": routing}, until)
+            for (own, doc_id, routing), until in refused
             for index in [own, *legacy]
             if index in indices
         ]
@@ -632,17 +645,23 @@ def _covered(pending: _Pending, erased: dict[str, int]) -> bool:
     return any(stamp <= erased.get(scope, -1) for scope in pending.scopes)
 
 
-def _found(client: Elasticsearch, docs: list[dict[str, str]]) -> list[tuple[str, str, str]]:
-    """(index, id, routing) of the `docs` that exist, read in real time."""
+def _found(
+    client: Elasticsearch, docs: list[tuple[dict[str, str], int]]
+) -> list[tuple[str, str, str]]:
+    """(index, id, routing) of the `docs` that exist, read in real time, and stamped at
+    or before the instant each comes with (nanoseconds)."""
     response = client.mget(
-        docs=docs,
-        source=False,
+        docs=[doc for doc, _ in docs],
+        source_includes=["timestamp"],
         realtime=True,
-        filter_path="docs._index,docs._id,docs.found,docs.error.type",
+        filter_path="docs._index,docs._id,docs.found,docs._source,docs.error.type",
     )
     found = []
-    for asked, doc in zip(docs, response.body.get("docs", ()), strict=True):
+    for (asked, until), doc in zip(docs, response.body.get("docs", ()), strict=True):
         if doc.get("found"):
+            stamp = doc.get("_source", {}).get("timestamp")
+            if stamp is not None and Instant.parse(stamp).nanos > until:
+                continue  # another event of the same id, stamped after the erasure
             found.append((asked["_index"], asked["_id"], asked["routing"]))
         elif "error" in doc and doc["error"].get("type") not in _NO_COPY_THERE:
             raise Transient(f"looking for a stored copy failed: {doc['error'].get('type')}")
@@ -676,6 +695,18 @@ def _copy_of(document: Document) -> _Copy:
 def _copy_in(batch: "Batch", position: int) -> _Copy:
     header = orjson.loads(batch.header(position))["create"]
     return header["_index"], header["_id"], header["routing"]
+
+
+def _erased_until(scopes: Iterable[str], erased: dict[str, int]) -> int:
+    """The latest erasure among `scopes`: what an event of them refused covers."""
+    return max((erased.get(scope, -1) for scope in scopes), default=-1)
+
+
+def _scopes_in(batch: "Batch", position: int) -> tuple[str, ...]:
+    """The scopes of a batch's event, from its line (for the rare event refused as
+    erased: the batch keeps its scopes for all its events, not by position)."""
+    parsed = parse_line(batch.source(position))
+    return scope_ids_of(parsed.event) if isinstance(parsed, Parsed) else ()
 
 
 def _delete(index: str, doc_id: str, routing: str) -> bulk.Action:

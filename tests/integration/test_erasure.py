@@ -151,6 +151,31 @@ def test_an_event_stamped_after_the_erasure_instant_is_kept_even_if_stored_befor
     assert stored(es, alias, user_id="alice") == 1
 
 
+@pytest.mark.parametrize("native_path", ["1", "0"], ids=["native", "python"])
+def test_a_refused_replay_never_deletes_a_newer_event_of_the_same_id(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path, monkeypatch, native_path: str
+):
+    """Erase at 11:00; `msg-1` stamped 12:00 is stored (after the erasure: kept); then
+    `msg-1` stamped 10:00 comes (covered: refused). The 12:00 event must stay."""
+    monkeypatch.setenv("SESSION_RECALL_NATIVE", native_path)
+    record(es, alias, Scope.user("alice"), erased_at=Instant.parse("2026-07-01T11:00:00Z"))
+    newer = {**event(1), "event_id": "msg-1", "timestamp": "2026-07-01T12:00:00Z"}
+    older = {**event(2), "event_id": "msg-1", "timestamp": "2026-07-01T10:00:00Z"}
+    dead = str(tmp_path / "dead.ndjson")
+    assert _cli(es_url, alias, "ingest", str(write_ndjson(tmp_path / "a", [newer])),
+                "--dead-letter", dead)[0] == 0  # fmt: skip
+
+    code, output = _cli(
+        es_url, alias, "ingest", str(write_ndjson(tmp_path / "b", [older])), "--dead-letter", dead
+    )
+
+    assert code == 0, output
+    assert "rejected 1 (1 of an erased scope)" in output
+    es.indices.refresh(index=alias)
+    [hit] = es.search(index=alias, query={"term": {"event_id": "msg-1"}})["hits"]["hits"]
+    assert hit["_source"]["timestamp"].startswith("2026-07-01T12:00:00")
+
+
 def test_a_tombstone_only_moves_forward(es: Elasticsearch, alias: str):
     scope = Scope.user("alice")
     later, earlier = Instant.parse("2026-09-01T00:00:00Z"), Instant.parse("2026-08-01T00:00:00Z")
