@@ -1,10 +1,12 @@
 """The dead-letter file: NDJSON lines `{"event": <as received>, "reason": "..."}`.
 
 It is opened on the first refusal, so a clean run leaves no empty file behind. Each
-line keeps the input as it arrived (an unparsable line as text), so it can be fixed
+line keeps the input as it arrived (an unparsable line as text; one that is not UTF-8
+as its bytes in base64, `{"event_base64": ..., "reason": ...}`), so it can be fixed
 and fed back to `session-recall ingest`.
 """
 
+import base64
 import contextlib
 import os
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import IO, Any
 import orjson
 
 from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.parsing import Undecodable
 
 
 class DeadLetter:
@@ -32,7 +35,12 @@ class DeadLetter:
         try:
             if self._file is None:
                 self._file = self.path.open("ab")
-            self._file.write(orjson.dumps({"event": event, "reason": reason}) + b"\n")
+            entry = (
+                {"event_base64": base64.b64encode(event.data).decode("ascii"), "reason": reason}
+                if isinstance(event, Undecodable)
+                else {"event": event, "reason": reason}
+            )
+            self._file.write(orjson.dumps(entry) + b"\n")
         except OSError as err:
             raise self._failed(err) from None
         self.count += 1

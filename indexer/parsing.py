@@ -147,11 +147,25 @@ def parse_line(data: bytes, limits: EventLimits | None = None) -> Parsed | Rejec
     try:
         value = strict_json.loads(data)
     except strict_json.InvalidJson as err:
-        text = data.decode("utf-8", "replace")
-        return Rejected(text, f"not valid JSON: {err}")
+        return Rejected(_as_received(data), f"not valid JSON: {err}")
     except Exception as err:  # see `parse_object`
-        return Rejected(data.decode("utf-8", "replace"), _unreadable(err))
+        return Rejected(_as_received(data), _unreadable(err))
     return parse_object(value, limits)
+
+
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """A line that is not UTF-8, kept as its bytes: the dead-letter file writes them in
+    base64 (`event_base64`), so that the line can be fixed and sent again."""
+
+    data: bytes
+
+
+def _as_received(data: bytes) -> str | Undecodable:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(data)
 
 
 def explain(err: ValidationError) -> str:

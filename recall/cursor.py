@@ -47,6 +47,8 @@ class CursorState(BaseModel):
     as_of: int
     after: SortPosition
     window_end: int | None = None
+    # Said in the clear (the query digest binds it too), to name what differs.
+    page_size: int | None = None
 
 
 class CursorCodec:
@@ -68,8 +70,19 @@ class CursorCodec:
         token = base64.urlsafe_b64encode(self._mac(payload) + payload)
         return token.rstrip(b"=").decode("ascii")
 
-    def decode(self, token: str, *, scope: str, query: str) -> CursorState:
-        """The state in `token`, once it is shown to be ours and bound to this search."""
+    def decode(
+        self,
+        token: str,
+        *,
+        scope: str,
+        query: str,
+        page_size: int | None = None,
+        searching: bool = True,
+    ) -> CursorState:
+        """The state in `token`, once it is shown to be ours and bound to this search:
+        its scope, its `query` digest (terms, match, since and page size). A mismatch
+        names what differs: the page size when the cursor says it, else the query, or
+        for a read (`searching` False) its filters."""
         raw = _unwrap(token)
         mac, payload = raw[:_MAC_BYTES], raw[_MAC_BYTES:]
         if not hmac.compare_digest(mac, self._mac(payload)):
@@ -83,6 +96,17 @@ class CursorCodec:
                 "The cursor belongs to a search in another scope.", hint=_START_OVER
             )
         if state.query != query:
+            if state.page_size is not None and state.page_size != page_size:
+                raise CursorMismatch(
+                    f"The cursor is for pages of {state.page_size} results; this call asks "
+                    f"for {page_size}.",
+                    hint=f"Ask for pages of {state.page_size} with this cursor, or drop it.",
+                )
+            if not searching:
+                raise CursorMismatch(
+                    "The cursor belongs to another read (another since or filter).",
+                    hint="Repeat the first page's arguments, or drop the cursor.",
+                )
             raise CursorMismatch(
                 "The cursor belongs to another query.",
                 hint="Repeat the query, match and since of the first page, or drop the cursor.",

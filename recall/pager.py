@@ -126,7 +126,11 @@ class Pager:
                 hint="Pass the cursor alone to get the page after the previous one.",
             )
         return self._codec.decode(
-            cursor, scope=binding(list(scope_key)), query=self._query_digest(criteria)
+            cursor,
+            scope=binding(list(scope_key)),
+            query=self._query_digest(criteria),
+            page_size=self.page_size,
+            searching=bool(criteria.terms),
         )
 
     def fetch(
@@ -156,6 +160,7 @@ class Pager:
         next_state = CursorState(
             scope=binding(list(scope.key)),
             query=self._query_digest(criteria),
+            page_size=self.page_size,
             as_of=as_of.nanos,
             after=SortPosition.of(hits[size - 1]),
             window_end=None if window_end is None else window_end.nanos,

@@ -80,11 +80,20 @@ async def read_body(
     smaller: str,
 ) -> AsyncIterator[bytes]:
     """The whole body, counted in `budget` until the block ends. Raises `BodyRefused`:
-    413 past `limit`, 408 when it takes longer than `timeout` seconds to arrive once
-    there is room for it, 503
-    when `budget` has no room for it within `room_wait` seconds (the body is left
+    415 for a compressed body (`Content-Encoding`), 413 past `limit`, 408 when it takes
+    longer than `timeout` seconds to arrive once there is room for it, 503 when
+    `budget` has no room for it within `room_wait` seconds (the body is left
     unread meanwhile, so the client is slowed down rather than buffered). `smaller`
     tells the caller how to send less."""
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding != "identity":
+        # Read as it is, a compressed body would be parsed as text; decoded, a small
+        # one could expand past every limit.
+        raise BodyRefused(
+            415,
+            f"Content-Encoding {encoding!r} is not accepted.",
+            "Send the body uncompressed (no Content-Encoding header).",
+        )
     held = 0
 
     async def hold(size: int) -> None:

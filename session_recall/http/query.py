@@ -1,6 +1,7 @@
-"""Query strings read into a model per endpoint: a parameter the endpoint does not take
-is refused (400) rather than ignored, so `?lookback_days=5` on an endpoint without a
-lookback is a visible mistake, not a silent default."""
+"""Query strings read into a model per endpoint: a parameter the endpoint does not take,
+or one given twice, is refused (400) rather than ignored or guessed at, so
+`?lookback_days=5` on an endpoint without a lookback is a visible mistake, not a
+silent default."""
 
 from typing import TypeVar
 
@@ -20,9 +21,20 @@ class NoOptions(BaseModel):
 
 
 def read_query(request: Request, model: type[Options]) -> Options | JSONResponse:
-    """The endpoint's options, or the 400 answer that names the offending parameter."""
+    """The endpoint's options, or the answer that names the offending parameter: 400
+    for one the endpoint does not take or one given twice (which of the two would
+    count?), 422 for a value it refuses, as for the other arguments of a request."""
+    given = request.query_params.multi_items()
+    names = [name for name, _ in given]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return json_error(
+            400,
+            f"Query parameter {twice[0]!r} is given more than once.",
+            "Give each parameter once.",
+        )
     try:
-        return model.model_validate(dict(request.query_params))
+        return model.model_validate(dict(given))
     except ValidationError as err:
         problem = err.errors(include_input=False, include_url=False)[0]
         where = ".".join(str(part) for part in problem["loc"])
@@ -35,7 +47,7 @@ def read_query(request: Request, model: type[Options]) -> Options | JSONResponse
             )
         allowed = _allowed_values(model, where)
         hint = f"Use {' or '.join(f'{where}={v}' for v in allowed)}." if allowed else None
-        return json_error(400, f"Query parameter {where!r}: {problem['msg']}.", hint)
+        return json_error(422, f"Query parameter {where!r}: {problem['msg']}.", hint)
 
 
 def _allowed_values(model: type[BaseModel], name: str) -> list[str]:

@@ -59,7 +59,9 @@ MatchModeArgument = Annotated[MatchMode, BeforeValidator(_lower), Field(descript
 class ToolArguments(BaseModel):
     """Unknown arguments are refused (`extra="forbid"`), so none can widen the scope."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=False, frozen=True)
+    # Strict: `"page": "1"` or `"limit": true` is a mistake to name, not a value to
+    # guess at.
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, frozen=True, strict=True)
 
     # Required, as in the reference, and never echoed: excluded from dumps and reprs.
     inner_thought: str = Field(

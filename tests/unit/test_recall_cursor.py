@@ -81,3 +81,18 @@ def test_malformed_tokens_are_refused_before_decoding(token):
 def test_a_short_key_is_refused():
     with pytest.raises(InvalidScope, match="16 bytes"):
         CursorCodec(b"short")
+
+
+def test_a_cursor_for_another_page_size_names_the_page_size():
+    token = CursorCodec(KEY).encode(STATE.model_copy(update={"page_size": 10}))
+    with pytest.raises(CursorMismatch, match="pages of 10 results; this call asks for 20"):
+        CursorCodec(KEY).decode(token, scope="scope-digest", query="other", page_size=20)
+
+
+def test_a_cursor_of_another_read_does_not_speak_of_a_query():
+    token = CursorCodec(KEY).encode(STATE.model_copy(update={"page_size": 10}))
+    with pytest.raises(CursorMismatch, match="another read") as refused:
+        CursorCodec(KEY).decode(
+            token, scope="scope-digest", query="other", page_size=10, searching=False
+        )
+    assert "query" not in str(refused.value)
