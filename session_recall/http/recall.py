@@ -177,7 +177,7 @@ def recall_group(services: Services) -> RouteGroup:
             try:
                 tool = spec.bind(searchers, request.path_params, options)
             except SessionRecallError as err:  # the application's options, not the model's
-                return json_error(400, err.message, err.hint)
+                return error_response(err)
             try:
                 if not isinstance(arguments, dict):
                     raise ToolArgumentError("The body must be a JSON object of tool arguments.")
