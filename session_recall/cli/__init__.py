@@ -1,31 +1,128 @@
 """The `session-recall` command: one click group, a module per command family."""
 
+import importlib
 from pathlib import Path
+from typing import NamedTuple
 
 import click
-from pydantic import ValidationError
 
 from session_recall import __version__
-from session_recall.cli.agent_tools import mcp, tools
-from session_recall.cli.context import AppContext
-from session_recall.cli.delete import delete
-from session_recall.cli.embed import embed
 from session_recall.cli.group import RecallGroup
-from session_recall.cli.ingest import ingest_command
-from session_recall.cli.memory import memory_search
-from session_recall.cli.node import node
-from session_recall.cli.partitions import migrate, partitions, prune
-from session_recall.cli.reads import sessions, show
-from session_recall.cli.search import search, search_conversations, search_session
-from session_recall.cli.serve import serve
-from session_recall.cli.setup import setup
-from session_recall.config import Settings, settings_problem
-from session_recall.core.errors import ConfigurationError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(cls=RecallGroup, context_settings=CONTEXT_SETTINGS)
+class _Command(NamedTuple):
+    module: str
+    attribute: str
+    # The first sentence of its help, as `session-recall --help` lists it: read here
+    # so that listing the commands imports none of them (a test holds it to the help).
+    summary: str
+
+
+# Each command is imported when it runs, or when its own --help is asked for, so that
+# `--version` and `--help` answer at once (the client and the libraries take a second).
+COMMANDS: dict[str, _Command] = {
+    "delete": _Command("delete", "delete", "Remove every event of a scope."),
+    "embed": _Command(
+        "embed",
+        "embed",
+        "Add the configured embedder's vectors to stored events that lack them: events "
+        "stored while the embedder was down, or before a model change (the new model's "
+        "vectors go to a field of their own).",
+    ),
+    "ingest": _Command(
+        "ingest",
+        "ingest_command",
+        "Store the NDJSON events of FILE (or stdin, with -), one event per line.",
+    ),
+    "mcp": _Command(
+        "agent_tools",
+        "mcp",
+        "Serve the recall tools (cross_session_search and memory_search) over stdio to an "
+        "MCP client, bound to one user.",
+    ),
+    "memory-search": _Command(
+        "memory",
+        "memory_search",
+        "memory_search: a user's events that answer QUERY, most relevant first.",
+    ),
+    "migrate": _Command(
+        "partitions",
+        "migrate",
+        "Move the events of an index of the single-index layout (ALIAS-000001, made by an "
+        "earlier release) into the partitions of their periods, then delete it.",
+    ),
+    "node": _Command(
+        "node", "node", "Run a single local Elasticsearch node (needs a JDK 21+ and Maven)."
+    ),
+    "partitions": _Command(
+        "partitions",
+        "partitions",
+        "List each index behind the alias: the period it covers (UTC, end excluded), its "
+        "event count and its size on disk.",
+    ),
+    "prune": _Command(
+        "partitions", "prune", "Delete whole partitions whose period ends at or before DATE."
+    ),
+    "search": _Command("search", "search", "cross_session_search: every session of one user."),
+    "search-conversations": _Command(
+        "search",
+        "search_conversations",
+        "Cross-conversation search: a contact's recent conversations in one inbox, of one user.",
+    ),
+    "search-session": _Command("search", "search_session", "conversation_search: one session."),
+    "serve": _Command(
+        "serve",
+        "serve",
+        "Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall "
+        "endpoints, /healthz, /readyz, and its description at /openapi.json.",
+    ),
+    "sessions": _Command(
+        "reads",
+        "sessions",
+        "List a user's sessions, in session id order, with their first and last instant "
+        "and number of events.",
+    ),
+    "setup": _Command(
+        "setup", "setup", "Install the index templates and the current period's partition."
+    ),
+    "show": _Command(
+        "reads", "show", "Print every event of one session, oldest first, a page at a time."
+    ),
+    "tools": _Command(
+        "agent_tools",
+        "tools",
+        "Print the tool definitions (name, description, JSON Schema) as JSON.",
+    ),
+}
+
+
+class _LazyGroup(RecallGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        found = COMMANDS.get(name)
+        if found is None:
+            return None
+        module = importlib.import_module(f"session_recall.cli.{found.module}")
+        command: click.Command = getattr(module, found.attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        # A bare command of the same help: click shortens it as it would the real one.
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name].summary).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="session-recall")
 @click.option(
     "--es-url",
@@ -90,6 +187,12 @@ def main(
     Example:
       session-recall node start && session-recall setup
     """
+    from pydantic import ValidationError
+
+    from session_recall.cli.context import AppContext
+    from session_recall.config import Settings, settings_problem
+    from session_recall.core.errors import ConfigurationError
+
     values = {
         "ELASTICSEARCH_URL": es_url, "ELASTICSEARCH_API_KEY": api_key,
         "ELASTICSEARCH_USERNAME": username, "ELASTICSEARCH_PASSWORD": password,
@@ -103,23 +206,5 @@ def main(
         raise ConfigurationError(settings_problem(err)) from None
     ctx.obj = AppContext(settings)
 
-
-main.add_command(node)
-main.add_command(setup)
-main.add_command(partitions)
-main.add_command(prune)
-main.add_command(migrate)
-main.add_command(ingest_command, name="ingest")
-main.add_command(serve)
-main.add_command(delete)
-main.add_command(search)
-main.add_command(search_session)
-main.add_command(search_conversations)
-main.add_command(memory_search)
-main.add_command(embed)
-main.add_command(sessions)
-main.add_command(show)
-main.add_command(tools)
-main.add_command(mcp)
 
 __all__ = ["main"]

@@ -133,8 +133,10 @@ def test_a_user_id_past_the_ingest_limit_is_refused_not_a_500(
     body = {"innerThought": THOUGHT, "query": "x"}
     path = f"/v1/users/{'u' * 10_000}/tools/cross_session_search"
     response = web.post(f"{path}?format={fmt}", json=body, headers=AUTH)
-    # The scope in the path is the application's, not the model's: a plain 400.
-    assert response.status_code == 400, response.text
+    # The scope in the path is the application's, not the model's: the JSON error
+    # shape, with the status of every refused value (422).
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith("user_id is 10000 characters long")
     assert "the limit is 512" in response.text and "privilege" not in response.text
     assert client.calls == []
 
@@ -183,7 +185,7 @@ def _error_shape(response) -> dict:
         ("DELETE", "/v1/users/alice?dry=1", {}, 400),
         ("DELETE", "/v1/users/%20", {}, 400),
         ("POST", f"{ALICE}?lookback_days=5", {"json": ARGUMENTS}, 400),
-        ("POST", f"{ALICE}?page_size=0", {"json": ARGUMENTS}, 400),
+        ("POST", f"{ALICE}?page_size=0", {"json": ARGUMENTS}, 422),
         ("POST", ALICE, {"content": b'{"query": "x"}', "headers": TEXT}, 415),
         ("POST", ALICE, {"content": b"{nope", "headers": JSON}, 400),
         ("POST", f"{ALICE}?format=page", {"json": {"query": "x"}}, 422),
