@@ -1,23 +1,42 @@
 """How an event becomes an Elasticsearch document: its `_id`, its routing, its body.
 
-`_id` is a digest of `[user_id, event_id]`: producers only promise event ids unique per
-user, and two users' events may share a shard, so the user is part of the key. The
-digest also keeps `_id` within Elasticsearch's 512-byte limit whatever the ids are.
+`_id` is a digest of `[user_id, event_id, instant]` (`Identity`): producers only promise
+event ids unique per user, and two users' events may share a shard, so the user is part
+of the key. The digest also keeps `_id` within Elasticsearch's 512-byte limit whatever
+the ids are.
 """
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import orjson
 
 from session_recall.core.digest import digest
+from session_recall.core.instant import Instant
 from session_recall.indexer.event import Event
 
+# What makes two events one, and so one document (the README's "stored once"): on an
+# alias set up since this rule, the user, the event id and the instant, so an id that
+# a producer reuses at another time is another event wherever its partition is (the
+# id alone would make it one event within a partition and two across partitions). An
+# alias set up before keeps the user and the event id, so that replays of the events
+# it holds meet their stored copies. `setup` records the rule in the index template.
+Identity = Literal["user-event-time", "user-event"]
+IDENTITIES: tuple[Identity, ...] = get_args(Identity)
+DEFAULT_IDENTITY: Identity = "user-event-time"
+LEGACY_IDENTITY: Identity = "user-event"
 
-def document_id(*, user_id: str, event_id: str) -> str:
+
+def document_id(
+    *, user_id: str, event_id: str, timestamp: Instant | None, identity: Identity
+) -> str:
+    """The document `_id` of an event: a digest of what the alias's `identity` names."""
     # `to_document` makes the same digest inline: a call less for every event.
-    return digest([user_id, event_id])
+    if identity == LEGACY_IDENTITY:
+        return digest([user_id, event_id])
+    assert timestamp is not None, "this identity takes the instant"
+    return digest([user_id, event_id, timestamp.nanos])
 
 
 def document_body(event: Event) -> dict[str, Any]:
@@ -79,10 +98,14 @@ class Document:
         )
 
 
-def to_document(event: Event, *, index: str) -> Document:
+def to_document(event: Event, *, index: str, identity: Identity = DEFAULT_IDENTITY) -> Document:
     """Raises `TypeError` for metadata orjson cannot encode."""
     routing = event.user_id
-    doc_id = digest([routing, event.event_id])  # = document_id(...)
+    doc_id = digest(  # = document_id(...)
+        [routing, event.event_id]
+        if identity == LEGACY_IDENTITY
+        else [routing, event.event_id, event.timestamp.nanos]
+    )
     header_json = _header_start(index, routing) + doc_id.encode() + b'"}}'
     body = orjson.dumps(document_body(event))
     # Header line and body line, each followed by a newline in the bulk request.

@@ -13,23 +13,42 @@ from session_recall.core.partitions import (
     Partition,
     parse_partition,
 )
+from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
 
-# Where `setup` records the period in the index template's `_meta`.
+# Where `setup` records the period, and the identity rule, in the index template's `_meta`.
 META_KEY = "partition"
+IDENTITY_KEY = "identity"
 
 
-def granularity(client: Elasticsearch, alias: str) -> Granularity | None:
-    """The period `alias` is partitioned by; None when `setup` has not installed the
+@dataclass(frozen=True, slots=True)
+class WriteLayout:
+    """What a writer needs of the alias's layout: its partition period, and which
+    fields make an event's identity (a template of an earlier release names none: the
+    user and the event id)."""
+
+    granularity: Granularity
+    identity: Identity
+
+
+def write_layout(client: Elasticsearch, alias: str) -> WriteLayout | None:
+    """The layout `setup` installed for `alias`; None when it has not installed the
     partitioned layout (no template, or one of the single-index layout)."""
     try:
         found = client.indices.get_index_template(name=alias).body["index_templates"]
     except NotFoundError:
         return None
-    value = found[0]["index_template"].get("_meta", {}).get(META_KEY)
-    for known in GRANULARITIES:
-        if value == known:
-            return known
-    return None
+    meta = found[0]["index_template"].get("_meta", {})
+    period = next((known for known in GRANULARITIES if meta.get(META_KEY) == known), None)
+    if period is None:
+        return None
+    identity = next((known for known in IDENTITIES if meta.get(IDENTITY_KEY) == known), None)
+    return WriteLayout(period, identity or LEGACY_IDENTITY)
+
+
+def granularity(client: Elasticsearch, alias: str) -> Granularity | None:
+    """The period `alias` is partitioned by (see `write_layout`)."""
+    layout = write_layout(client, alias)
+    return None if layout is None else layout.granularity
 
 
 def ensure_partition(client: Elasticsearch, index: str) -> bool:

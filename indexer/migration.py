@@ -123,10 +123,12 @@ def move(
     Raises `AliasMissing` before `setup`, `WriteUnavailable` when Elasticsearch stays
     away (what was moved stays moved).
     """
-    period = _granularity(client, alias)
+    _granularity(client, alias)  # raises `AliasMissing` before `setup`
     options = options or WriterOptions()
     retrying = functools.partial(call_with_retries, policy=options.retry)
-    writer = Writer(client, alias, options=options, granularity=period)
+    # Its period and identity rule from the template: the moved events get the ids
+    # that replays of them will meet.
+    writer = Writer(client, alias, options=options)
     summaries = []
     for legacy in [s.index for s in stored_indices(client, alias) if s.partition is None]:
         summary = MoveSummary(index=legacy, events=_count(client, legacy, retrying))

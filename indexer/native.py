@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from session_recall.core.instant import Instant, whole_day
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.core.partitions import Granularity, PartitionNames
+from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.event import WHITESPACE, Event
 from session_recall.indexer.parsing import DEFAULT_LIMITS, DEFAULT_MAX_TEXT_BYTES, EventLimits
 
@@ -41,7 +42,14 @@ class Rules:
     set of limits: made once, then a builder per input. Raises `RuntimeError` when
     the core is not `available()`."""
 
-    def __init__(self, *, alias: str, granularity: Granularity, limits: EventLimits | None) -> None:
+    def __init__(
+        self,
+        *,
+        alias: str,
+        granularity: Granularity,
+        identity: Identity = DEFAULT_IDENTITY,
+        limits: EventLimits | None,
+    ) -> None:
         if _core is None or not available():
             raise RuntimeError("the native core is not available; take the Python path")
         keys = {}
@@ -55,6 +63,7 @@ class Rules:
             max_id_chars=MAX_ID_CHARS,
             max_text_bytes=DEFAULT_MAX_TEXT_BYTES if limits is None else limits.max_text_bytes,
             default_conversation_type=Event.model_fields["conversation_type"].default,
+            id_with_time=identity != LEGACY_IDENTITY,
         )
         self._day = day_partitions(alias, granularity, limits or DEFAULT_LIMITS)
 

@@ -46,10 +46,10 @@ from session_recall.indexer import bulk, native, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.document import Document, to_document
+from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity, to_document
 from session_recall.indexer.errors import AliasMissing, refusal_reason
 from session_recall.indexer.event import Event
-from session_recall.indexer.layout import ensure_partition, granularity
+from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits, Parsed, parse_line
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
@@ -132,8 +132,9 @@ class Writer:
 
     With an `embedder`, each event is stored with its vector (see `vectors`); when the
     embedder fails, events are stored without one and counted in `without_vectors`.
-    `granularity` is the alias's partition period when the caller knows it; unset,
-    the writer reads it from the index template `setup` installed.
+    `granularity` is the alias's partition period when the caller knows it (and
+    `identity`, the fields that make an event's identity, see `document.Identity`);
+    unset, the writer reads both from the index template `setup` installed.
     """
 
     def __init__(
@@ -144,6 +145,7 @@ class Writer:
         options: WriterOptions | None = None,
         embedder: Embedder | None = None,
         granularity: Granularity | None = None,
+        identity: Identity = DEFAULT_IDENTITY,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
@@ -163,6 +165,7 @@ class Writer:
         # refuses to change it once partitions exist). And the partitions known to
         # exist: each is made once, ahead of its first bulk.
         self._granularity = granularity
+        self._identity = identity  # read with the period when that is not given
         self._partitions_made: set[str] = set()
         self._partitions_created = 0  # by the write in progress (`max_new_partitions`)
         # Partitions whose creation was refused, with the reason, until one is made:
@@ -229,18 +232,19 @@ class Writer:
         if self._granularity is not None:
             return
         alias = self._alias
-        self._granularity = call_with_retries(
-            lambda: granularity(self._es(), alias),
+        layout = call_with_retries(
+            lambda: write_layout(self._es(), alias),
             policy=self.options.retry,
             what="read the index template",
             sleep=self._sleep,
             deadline=self._deadline,
         )
-        if self._granularity is None:
+        if layout is None:
             raise AliasMissing(
                 f"{alias!r} has no partitioned layout to write to.",
                 hint=f"Run `session-recall --index {alias} setup` first.",
             )
+        self._granularity, self._identity = layout.granularity, layout.identity
 
     def _partition(self, event: Event) -> str:
         names = self._partition_names
@@ -340,7 +344,7 @@ class Writer:
         """`event`'s create action (with the `kept` fields, see `Submission`), or its
         refusal: metadata that JSON cannot hold, or an action over the chunk's bytes."""
         try:
-            document = to_document(event, index=self._partition(event))
+            document = to_document(event, index=self._partition(event), identity=self._identity)
             if kept:
                 document = document.extended(kept)
         except TypeError as err:
@@ -361,7 +365,10 @@ class Writer:
         rules = self._batch_rules
         if rules is None or rules.limits is not limits:
             rules = self._batch_rules = native.Rules(
-                alias=self._alias, granularity=self._granularity, limits=limits
+                alias=self._alias,
+                granularity=self._granularity,
+                identity=self._identity,
+                limits=limits,
             )
         return rules.builder(
             max_count=self.options.chunk_events,

@@ -20,7 +20,8 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
-from session_recall.indexer.layout import META_KEY, ensure_partition
+from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
+from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, write_layout
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
 
 
@@ -119,7 +120,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
         alias,
         patterns=index_patterns(alias),
         settings=layout.settings(),
-        meta={META_KEY: layout.granularity},
+        meta={META_KEY: layout.granularity, IDENTITY_KEY: _identity(client, alias)},
     )
     for name, body in templates.components.items():
         client.cluster.put_component_template(name=name, **body)
@@ -142,6 +143,19 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )
+
+
+def _identity(client: Elasticsearch, alias: str) -> Identity:
+    """The identity rule of `alias` (see `document.Identity`): the one its template
+    records; for an alias that holds events from before the rule was recorded, the
+    user and the event id, so that replays of those events meet their copies; for a
+    new alias, the default."""
+    stored = write_layout(client, alias)
+    if stored is not None and client.indices.exists_alias(name=alias):
+        return stored.identity
+    if client.indices.exists_alias(name=alias):  # the single-index layout's
+        return LEGACY_IDENTITY
+    return DEFAULT_IDENTITY
 
 
 def _partitions(client: Elasticsearch, alias: str) -> list[str]:

@@ -61,6 +61,8 @@ struct Rules {
     max_id_chars: usize,
     max_text_bytes: usize,
     default_conversation_type: String,
+    // The document id digests the event's instant too (see `indexer.identity`).
+    id_with_time: bool,
 }
 
 #[pymethods]
@@ -68,13 +70,14 @@ impl Rules {
     /// `keys` maps every key an event may carry (each field's name and its alias) to
     /// the field's name; it must name exactly the fields this core knows.
     #[new]
-    #[pyo3(signature = (*, keys, whitespace, max_id_chars, max_text_bytes, default_conversation_type))]
+    #[pyo3(signature = (*, keys, whitespace, max_id_chars, max_text_bytes, default_conversation_type, id_with_time))]
     fn new(
         keys: HashMap<String, String>,
         whitespace: &str,
         max_id_chars: usize,
         max_text_bytes: usize,
         default_conversation_type: String,
+        id_with_time: bool,
     ) -> PyResult<Self> {
         let mut fields = HashMap::new();
         let mut named = [false; FIELDS.len()];
@@ -99,6 +102,7 @@ impl Rules {
             max_id_chars,
             max_text_bytes,
             default_conversation_type,
+            id_with_time,
         })
     }
 }
@@ -741,7 +745,11 @@ impl Builder {
                 &derived
             }
         };
-        canonical_list(canonical, &[Item::Str(user), Item::Str(event_id)]);
+        if rules.id_with_time {
+            canonical_list(canonical, &[Item::Str(user), Item::Str(event_id), Item::Int(nanos)]);
+        } else {
+            canonical_list(canonical, &[Item::Str(user), Item::Str(event_id)]);
+        }
         let doc_id = hex_digest(canonical);
 
         let header = &mut self.header;

@@ -59,6 +59,7 @@ def in_a_fresh_shell(lines: list[str], home: Path) -> subprocess.CompletedProces
 def ingest_samples(url: str, index: str, home: Path) -> None:
     """What the demo does before it prints: set up the alias, ingest the samples."""
     args = ["--es-url", url, "--index", index, "--home", str(home)]
+    home.mkdir(parents=True, exist_ok=True)  # as the demo makes it, for its dead letters
     for command in (["setup"], ["ingest", str(SAMPLE), "--dead-letter", str(home / "dl")]):
         result = CliRunner().invoke(main, [*args, *command])
         assert result.exit_code == 0, result.output

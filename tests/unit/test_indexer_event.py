@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from session_recall.core.instant import Instant
 from session_recall.indexer import (
     Event,
     EventLimits,
@@ -15,7 +16,12 @@ from session_recall.indexer import (
     parse_object,
     to_document,
 )
-from session_recall.indexer.document import document_id
+from session_recall.indexer.document import (
+    DEFAULT_IDENTITY,
+    IDENTITIES,
+    LEGACY_IDENTITY,
+    document_id,
+)
 from tests.support.ndjson import event
 
 SNAKE = {
@@ -124,8 +130,14 @@ def test_two_users_may_reuse_an_event_id_without_colliding():
     assert to_document(alice, index="a").id != to_document(bob, index="a").id
 
 
-def test_ids_never_collide_by_joining():
-    assert document_id(user_id="a:b", event_id="c") != document_id(user_id="a", event_id="b:c")
+AT = Instant.parse("2026-07-01T12:00:00.5Z")
+
+
+@pytest.mark.parametrize("identity", IDENTITIES)
+def test_ids_never_collide_by_joining(identity):
+    assert document_id(user_id="a:b", event_id="c", timestamp=AT, identity=identity) != (
+        document_id(user_id="a", event_id="b:c", timestamp=AT, identity=identity)
+    )
 
 
 def test_document_ids_fit_elasticsearch_whatever_the_ids():
@@ -138,17 +150,31 @@ _ids = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20
 )
 
 
-@given(_ids, _ids)
-def test_a_documents_id_is_the_digest_of_its_user_and_event_ids(user_id, event_id):
+@given(_ids, _ids, st.sampled_from(IDENTITIES))
+def test_a_documents_id_is_the_digest_of_what_its_identity_names(user_id, event_id, identity):
     event = _event({**SNAKE, "user_id": user_id, "event_id": event_id})
-    assert to_document(event, index="a").id == document_id(user_id=user_id, event_id=event_id)
+    assert to_document(event, index="a", identity=identity).id == document_id(
+        user_id=user_id, event_id=event_id, timestamp=event.timestamp, identity=identity
+    )
 
 
 def test_document_ids_are_the_ones_stored_before():
-    """A replay must meet the copy an earlier release stored: the id never changes."""
-    assert document_id(user_id="alice", event_id="e-1") == (
+    """A replay must meet the copy an earlier release stored: an alias set up before the
+    identity took the instant keeps its ids; one set up since has its own, fixed too."""
+    assert document_id(user_id="alice", event_id="e-1", timestamp=AT, identity=LEGACY_IDENTITY) == (
         "c41226f33f255e25dd56bb8c748c8c6a95194f8cab4e9b43dffab454ae8cb976"
     )
+    assert document_id(
+        user_id="alice", event_id="e-1", timestamp=AT, identity=DEFAULT_IDENTITY
+    ) == ("a59be8f8e5bc95e48a5d234fbed0c3ec2e9b11a051b8aedbc22e24c25abd4675")
+
+
+def test_an_id_reused_at_another_instant_is_another_event_and_the_same_instant_the_same():
+    one = to_document(_event({**SNAKE, "event_id": "msg-1"}), index="a")
+    later = _event({**SNAKE, "event_id": "msg-1", "timestamp": "2026-07-01T12:00:01Z"})
+    edited = _event({**SNAKE, "event_id": "msg-1", "text": "edited"})
+    assert to_document(later, index="a").id != one.id
+    assert to_document(edited, index="a").id == one.id  # a replay, whatever it says
 
 
 _content = st.fixed_dictionaries(

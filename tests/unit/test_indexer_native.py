@@ -319,3 +319,19 @@ ERASED_AT = [
         "2026-04-01T00:00:00+00:00",
     ]
 ]
+
+
+@pytest.mark.parametrize("identity", ["user-event-time", "user-event"])
+def test_the_core_makes_the_ids_of_either_identity(identity: str) -> None:
+    writer = Writer(None, ALIAS, options=OPTIONS, granularity="month", identity=identity)  # type: ignore[arg-type]
+    line = orjson.dumps(
+        {"user_id": "alice", "session_id": "s", "event_id": "msg-1", "type": "user_message",
+         "timestamp": "2026-07-01T12:00:00.5Z", "text": "hello"}
+    )  # fmt: skip
+    builder = writer.batch_builder(limits=LIMITS, max_line_bytes=DEFAULT_MAX_LINE_BYTES)
+    builder.feed(line, 0, len(line))
+    parsed = parse_line(line, LIMITS)
+    assert isinstance(parsed, Parsed)
+    document = writer.document(parsed.event)
+    assert not isinstance(document, EventResult)
+    assert builder.take().header(0) == document.header_json
