@@ -111,22 +111,30 @@ def test_ingest_dead_letters_a_refused_partitions_events_and_stores_the_rest(
     assert stored(es, alias) == 4
 
 
+def _months(first_year: int, day: str, count: int) -> list[str]:
+    return [f"{first_year + m // 12}-{m % 12 + 1:02d}-{day}T00:00:00Z" for m in range(count)]
+
+
+def _ingest_one_a_month(
+    es_url: str, alias: str, tmp_path: Path, months: list[str], *options: str
+) -> tuple[Result, Path]:
+    """An event stamped at each of `months`, ingested with `options`; the result and
+    the dead-letter file."""
+    events = [event(i, timestamp=t) for i, t in enumerate(months)]
+    source, dead = write_ndjson(tmp_path / "events.ndjson", events), tmp_path / "dead.ndjson"
+    return _ingest(es_url, alias, str(source), "--dead-letter", str(dead), *options), dead
+
+
 def test_a_producer_stamping_every_month_since_1970_cannot_use_up_the_shards(
     es_url: str, es: Elasticsearch, alias: str, tmp_path: Path
 ):
     """1,000 events, one a month from 1970: only those within the window are stored
     (a year back here, to keep the test short; ten years by default), the rest
     dead-lettered with the setting to change."""
-    months = [f"{1970 + m // 12}-{m % 12 + 1:02d}-01T00:00:00Z" for m in range(1000)]
-    source = write_ndjson(
-        tmp_path / "events.ndjson", [event(i, timestamp=t) for i, t in enumerate(months)]
-    )
-    dead = tmp_path / "dead.ndjson"
+    months = _months(1970, "01", 1000)
     before = len(_partitions(es, alias))
 
-    result = _ingest(
-        es_url, alias, str(source), "--dead-letter", str(dead), "--max-age-days", "365"
-    )
+    result, dead = _ingest_one_a_month(es_url, alias, tmp_path, months, "--max-age-days", "365")
 
     assert result.exit_code == 1, result.output
     summary = result.output.strip().splitlines()[-1]
@@ -148,15 +156,10 @@ def test_a_producer_stamping_every_month_since_1970_cannot_use_up_the_shards(
 def test_a_run_creates_no_more_partitions_than_its_cap(
     es_url: str, es: Elasticsearch, alias: str, tmp_path: Path
 ):
-    months = [f"{2020 + m // 12}-{m % 12 + 1:02d}-10T00:00:00Z" for m in range(12)]
-    source = write_ndjson(
-        tmp_path / "events.ndjson", [event(i, timestamp=t) for i, t in enumerate(months)]
-    )
-    dead = tmp_path / "dead.ndjson"
     before = len(_partitions(es, alias))
 
-    result = _ingest(
-        es_url, alias, str(source), "--dead-letter", str(dead), "--max-new-partitions", "5"
+    result, dead = _ingest_one_a_month(
+        es_url, alias, tmp_path, _months(2020, "10", 12), "--max-new-partitions", "5"
     )
 
     assert result.exit_code == 1, result.output
