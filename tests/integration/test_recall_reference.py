@@ -11,6 +11,7 @@ from session_recall.recall import (
     IndexNotFound,
     RecallPage,
 )
+from session_recall.recall.errors import InvalidPage
 from tests.support.events import event, write_events
 
 pytestmark = pytest.mark.integration
@@ -94,10 +95,13 @@ def test_since_keeps_events_at_or_after_the_instant(es, dataset):
     assert ids(searcher.search("let's go with", since="2026-07-01T10:00:00.000000001Z")) == ["a4"]
 
 
-def test_page_minus_three_is_page_zero(es, dataset):
+def test_a_negative_page_is_refused_where_the_reference_read_page_zero(es, dataset):
+    """The reference tools take page -3 as page 0; a caller counting backwards would
+    then be shown the first page as if it were the one asked for, so it is refused."""
     searcher = alice(es, dataset, page_size=2)
-    first = searcher.search("we decided, let's go with", page=-3)
-    assert ids(first) == ids(searcher.search("we decided, let's go with")) == ["a1", "a3"]
+    with pytest.raises(InvalidPage, match="Pages count from 0"):
+        searcher.search("we decided, let's go with", page=-3)
+    assert ids(searcher.search("we decided, let's go with")) == ["a1", "a3"]
     assert ids(searcher.search("we decided, let's go with", page=1)) == ["a4"]
 
 
