@@ -23,13 +23,16 @@ Whatever a write raises (a refusal by Elasticsearch, a fault of this process, ev
 `BaseException` from the native core), every request of its batch is answered with
 it, as a `SessionRecallError`, and the worker goes on with the next batch: no failure
 leaves a caller waiting or ends the worker. The first failure after a success is
-logged; `failing` holds it until a write succeeds again (what `/readyz` reports).
+logged; `failing()` reports it until a write succeeds again, for `FAILING_HOLD_S` at
+most: a sidecar taken out of rotation for it would otherwise get no write to recover
+with (what `/readyz` reports).
 """
 
 import asyncio
 import contextlib
 import copy
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +59,11 @@ if TYPE_CHECKING:
     from session_recall_native import Batch
 
 log = logging.getLogger(__name__)
+
+# How long a failed write keeps the sidecar reported as failing without a write since.
+# Long enough for a load balancer to send traffic elsewhere; short, because only a
+# write can show that the cause is gone, and none comes while it is out of rotation.
+FAILING_HOLD_S = 30.0
 
 T = TypeVar("T")
 # When a caller is answered: once its events are stored ("false"), or once they are
@@ -109,8 +117,8 @@ class Batcher:
         self._worker: asyncio.Task[None] | None = None
         self._thread: ThreadPoolExecutor | None = None
         self.batches = 0  # bulk batches written so far, for tests and metrics
-        # Why the last write failed, until one succeeds: None while writes work.
-        self.failing: str | None = None
+        # Why the last write failed, and when, until one succeeds: None while they work.
+        self._failure: tuple[str, float] | None = None
 
     @property
     def pending(self) -> int:
@@ -251,9 +259,9 @@ class Batcher:
         except BaseException as err:  # a PyO3 panic is a BaseException: answer it too
             error = self._failed(err)
         else:
-            if self.failing is not None:
+            if self._failure is not None:
                 log.info("writes succeed again")
-            self.failing = None
+            self._failure = None
         if any(ticket.refresh and ticket.written for ticket in batch):
             try:
                 await loop.run_in_executor(self._thread, self._refresh, batch)
@@ -268,13 +276,21 @@ class Batcher:
         """`err` as its requests are answered with it; logged when writes worked until
         now (once per outage, not once per batch)."""
         error = _as_domain_error(err)
-        if self.failing is None:
+        if self._failure is None:
             if isinstance(err, SessionRecallError):
                 log.error("a write failed: %s", error)
             else:  # a fault of this process: its traceback is what a fix needs
                 log.error("a write failed: %s", error, exc_info=err)
-        self.failing = str(error)
+        self._failure = (str(error), time.monotonic())
         return error
+
+    def failing(self, hold_s: float = FAILING_HOLD_S) -> str | None:
+        """Why the last write failed, when no write succeeded since and it failed
+        within `hold_s` seconds; else None."""
+        failure = self._failure
+        if failure is None or time.monotonic() - failure[1] > hold_s:
+            return None
+        return failure[0]
 
     def _settle(
         self,

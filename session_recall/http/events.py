@@ -101,7 +101,7 @@ def events_group(
     )
     batcher = Batcher(writer, batching)
     services.write_health.append(
-        lambda: WriteHealth(batcher.failing, dict(writer.refused_partitions))
+        lambda: WriteHealth(batcher.failing(), dict(writer.refused_partitions))
     )
 
     @contextlib.asynccontextmanager

@@ -4,14 +4,17 @@ as printed in a fresh shell, find the demo's data, and stop the demo's node.
 `scripts/demo` itself installs packages from the network, so the tests call the
 function it ends with (`scripts/_next_steps.sh`) with what the demo would pass."""
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from elasticsearch import Elasticsearch
 
 from session_recall.cli import main
 from session_recall.node import LocalNode
+from session_recall.templates import install
 from tests.support.elasticsearch import REPO, home_for_tests
 from tests.support.samples import SAMPLE
 
@@ -114,3 +117,31 @@ def test_the_printed_commands_find_and_stop_the_demos_own_node(tmp_path: Path):
         assert node.status() is None
     finally:
         node.wipe()
+
+
+def test_demo_fresh_drops_the_demos_own_alias_and_no_other(es: Elasticsearch, es_url: str):
+    """`scripts/demo --fresh`: what was tried on the demo's alias (a `delete`, say) is
+    gone; any other alias is refused before anything is installed or started."""
+    refused = subprocess.run(
+        ["bash", "scripts/demo", "--fresh"],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "SESSION_RECALL_INDEX": "my-events"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert refused.returncode == 2 and "drops only the demo's own alias" in refused.stderr
+    assert "Installing" not in refused.stdout
+
+    install(es, "session-demo")
+    dropped = subprocess.run(
+        ["bash", "-c", ". scripts/_demo_reset.sh && drop_demo_alias"],
+        cwd=REPO,
+        env={**os.environ, "ELASTICSEARCH_URL": es_url},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dropped.returncode == 0, dropped.stderr
+    assert not es.indices.exists_alias(name="session-demo")
+    assert not es.indices.exists_index_template(name="session-demo")

@@ -18,8 +18,11 @@ from starlette.testclient import TestClient
 
 from session_recall.cli import main
 from session_recall.config import Settings
+from session_recall.core.instant import Instant
 from session_recall.core.partitions import parse_partition
 from session_recall.http import create_app
+from session_recall.indexer import Scope, tombstone_index
+from session_recall.indexer.tombstones import record
 from tests.support.ndjson import event, stored, write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -168,3 +171,28 @@ def test_a_run_creates_no_more_partitions_than_its_cap(
     reasons = [orjson.loads(line)["reason"] for line in dead.read_bytes().splitlines()]
     assert len(reasons) == 7
     assert all("--max-new-partitions" in reason for reason in reasons)
+
+
+def test_writes_that_fail_for_every_event_are_answered_reported_and_recover(
+    settings: Settings, es: Elasticsearch, alias: str
+):
+    """A tombstone index that cannot be read (closed here; a key without `read` on it
+    gives the same) fails every write: each request is answered with the cluster's
+    reason, `/readyz` says so, and writes work again once it can be read."""
+    record(es, alias, Scope.user("someone-else"), erased_at=Instant.parse(OLD_MONTH))
+    with TestClient(create_app(settings)) as web:
+        es.indices.close(index=tombstone_index(alias))
+        try:
+            failed = web.post("/v1/events", json=event(1))
+            ready = web.get("/readyz")
+        finally:
+            es.indices.open(index=tombstone_index(alias), wait_for_active_shards="1")
+        stored_after = web.post("/v1/events", json=event(1))
+        ready_after = web.get("/readyz")
+
+    # Retried, then given up on: unavailable (503, Retry-After), named as such.
+    assert failed.status_code == 503, failed.text
+    assert "could not read the tombstones" in failed.json()["error"]
+    assert ready.status_code == 503 and "writes are failing" in ready.json()["reason"]
+    assert stored_after.status_code == 200, stored_after.text
+    assert ready_after.json() == {"status": "ready"}

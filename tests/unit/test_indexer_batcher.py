@@ -177,11 +177,12 @@ def test_whatever_a_write_raises_every_request_is_answered_and_the_next_write_wo
                     assert isinstance(outcome, list | SessionRecallError), repr(outcome)
                 if fault is not None:
                     assert any(isinstance(o, SessionRecallError) for o in outcomes)
-                    assert batcher.failing is not None
+                    assert batcher.failing() is not None
+                    assert batcher.failing(hold_s=-1) is None  # held for a while only
                 assert batcher.pending == 0
             # The plan is spent: the next write works, and the batcher says so.
             assert len(await batcher.submit(_events(999, 3))) == 3
-            assert batcher.failing is None
+            assert batcher.failing() is None
 
     asyncio.run(scenario())
 
