@@ -39,6 +39,7 @@ import orjson
 from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
+from session_recall.core import strict_json
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
@@ -50,7 +51,7 @@ from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity
 from session_recall.indexer.errors import AliasMissing, refusal_reason
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, write_layout
-from session_recall.indexer.parsing import EventLimits, Parsed, parse_line
+from session_recall.indexer.parsing import EventLimits
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
 from session_recall.indexer.scope import scope_ids_of
@@ -712,8 +713,8 @@ def _erased_until(scopes: Iterable[str], erased: dict[str, int]) -> int:
 def _scopes_in(batch: "Batch", position: int) -> tuple[str, ...]:
     """The scopes of a batch's event, from its line (for the rare event refused as
     erased: the batch keeps its scopes for all its events, not by position)."""
-    parsed = parse_line(batch.source(position))
-    return scope_ids_of(parsed.event) if isinstance(parsed, Parsed) else ()
+    # Validated as the model, not held to the input's limits again: it was taken.
+    return scope_ids_of(Event.model_validate(strict_json.loads(batch.source(position))))
 
 
 def _delete(index: str, doc_id: str, routing: str) -> bulk.Action:
