@@ -115,7 +115,7 @@ def test_an_unknown_refresh_policy_is_refused_before_anything_is_stored(
 ):
     with TestClient(create_app(settings)) as web:
         response = web.post(f"/v1/events?refresh={value}", json=event(1))
-    assert response.status_code == 400
+    assert response.status_code == 422  # a refused value, as every other
     assert "refresh=wait_for" in response.json()["hint"]
     es.indices.refresh(index=alias)
     assert _searchable(es, alias) == 0

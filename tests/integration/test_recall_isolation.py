@@ -19,6 +19,7 @@ from session_recall.recall import (
     CrossConversationSearcher,
     CrossConversationSettings,
     CrossSessionSearcher,
+    InvalidPage,
     InvalidQuery,
     RecallPage,
 )
@@ -164,12 +165,15 @@ def check_isolation(
         result = searcher_for(es, alias, scope)(query, match, page)
     except InvalidQuery:
         return  # e.g. only commas and blanks: refused before any request
+    except InvalidPage:
+        assert page < 0  # refused before any request: nothing shown at all
+        return
     for item in result.items:
         owner = OWNERS[item.event_id]
         assert in_scope(scope, owner), (item, owner)
         assert (item.session_id, item.text) == (owner.session_id, TEXTS[item.event_id])
     # Not vacuous: a findable word that an in-scope event holds is found.
-    if page <= 0 and match == "any" and scope["kind"] != "conversation":
+    if page == 0 and match == "any" and scope["kind"] != "conversation":
         held = [
             w
             for w in words

@@ -9,9 +9,9 @@ from session_recall.recall import (
     CrossSessionSearcher,
     CursorMismatch,
     IndexNotFound,
+    InvalidPage,
     RecallPage,
 )
-from session_recall.recall.errors import InvalidPage
 from tests.support.events import event, write_events
 
 pytestmark = pytest.mark.integration
