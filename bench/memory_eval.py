@@ -1,0 +1,160 @@
+"""memory_search on LoCoMo: how well each mode finds the turns that answer a question.
+
+    export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
+    python -m bench.memory_eval --locomo PATH/locomo10.zip                # the dev split
+    python -m bench.memory_eval --locomo PATH --conversations 26,30 --modes keyword
+
+Each conversation is stored as one user, through the writer and the configured
+embedder (`SESSION_RECALL_EMBEDDER`, the static model by default), into an alias of
+its own that is dropped afterwards (`--keep` keeps it). Each question is then asked
+through `MemorySearcher` with that user, ten hits, in each mode; the report gives turn
+recall@5 and @10, hit@10, session hit@1 and @5 (sessions ranked by their best hit),
+per category and overall, and each mode's p50 latency.
+
+The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
+are checked on, never run or tuned on.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench import locomo
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.embedders import embedder_for
+from session_recall.indexer import Event, Submission, Writer
+from session_recall.recall import Searchers
+from session_recall.templates import install, uninstall
+
+MODES = ("keyword", "semantic", "hybrid")
+LIMIT = 10  # memory_search's default: what an agent's tool call gets
+_KEY = b"bench-memory-eval-cursor-key-32b"
+
+
+def evaluate(
+    client: Any,
+    settings: Settings,
+    conversations: list[locomo.Conversation],
+    modes: Sequence[str],
+    *,
+    keep: bool = False,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Store the conversations in a fresh alias, ask every question in every mode, and
+    return the mean scores per mode (overall and per category) with p50 latency."""
+    alias = f"bench-locomo-{uuid.uuid4().hex[:8]}"
+    embedder = embedder_for(settings)
+    install(client, alias)
+    try:
+        events = [Event.model_validate(e) for c in conversations for e in c.events]
+        writer = Writer(client, alias, embedder=embedder)
+        refused = [
+            w.result for w in writer.write(Submission(e) for e in events) if not w.result.stored
+        ]
+        if refused:
+            raise RuntimeError(f"{len(refused)} events were refused, the first: {refused[0]}")
+        writer.refresh()
+        log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
+        searchers = Searchers(client, alias, _KEY, embedder=embedder)
+        return {mode: _mode(searchers, conversations, mode) for mode in modes}
+    finally:
+        if not keep:
+            uninstall(client, alias)
+
+
+def _mode(
+    searchers: Searchers, conversations: list[locomo.Conversation], mode: str
+) -> dict[str, Any]:
+    rows: dict[int, list[locomo.Scores]] = {category: [] for category in locomo.CATEGORIES}
+    took: list[float] = []
+    for conversation in conversations:
+        searcher = searchers.memory(user_id=conversation.user_id)
+        for question in conversation.questions:
+            start = time.perf_counter()
+            result = searcher.search(question.text[:1000], mode=mode, limit=LIMIT, context=0)
+            took.append((time.perf_counter() - start) * 1000)
+            found = [hit.event.event_id for hit in result.hits]
+            rows[question.category].append(locomo.scores(found, question))
+    every = [row for category in rows.values() for row in category]
+    return {
+        "overall": locomo.mean(every),
+        "categories": {c: locomo.mean(r) for c, r in rows.items() if r},
+        "questions": len(every),
+        "p50_ms": statistics.median(took) if took else 0.0,
+    }
+
+
+def table(results: dict[str, Any]) -> str:
+    """The report: a Markdown table, a row per mode and category."""
+    lines = [
+        "| mode | category | questions | turn recall@5 | turn recall@10 | hit@10 "
+        "| session hit@1 | session hit@5 | p50 ms |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for mode, result in results.items():
+        parts = [("all", result["overall"], result["questions"])]
+        parts += [
+            (locomo.CATEGORIES[c], scores, None) for c, scores in result["categories"].items()
+        ]
+        for name, s, count in parts:
+            latency = f"{result['p50_ms']:.1f}" if name == "all" else ""
+            lines.append(
+                f"| {mode} | {name} | {count or ''} | {s.recall_at_5:.3f} | {s.recall_at_10:.3f} "
+                f"| {s.hit_at_10:.3f} | {s.session_hit_at_1:.3f} | {s.session_hit_at_5:.3f} "
+                f"| {latency} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.memory_eval", description=__doc__)
+    parser.add_argument("--locomo", type=Path, required=True, help="locomo10.zip, or its JSON")
+    parser.add_argument(
+        "--conversations",
+        default=",".join(map(str, locomo.DEV)),
+        help="Conversation ids, comma-separated (default: the dev split).",
+    )
+    parser.add_argument("--modes", default=",".join(MODES), help="Modes, comma-separated.")
+    parser.add_argument("--held-out", action="store_true", help="Allow the held-out split.")
+    parser.add_argument("--keep", action="store_true", help="Keep the alias afterwards.")
+    args = parser.parse_args(argv)
+    try:
+        ids = tuple(int(part) for part in args.conversations.split(",") if part.strip())
+    except ValueError:
+        parser.error(f"--conversations: {args.conversations!r} is not a list of numbers")
+    held = sorted(set(ids) & set(locomo.HELD_OUT))
+    if held and not args.held_out:
+        parser.error(
+            f"conversations {held} are held out: they are checked on, never run or tuned "
+            "on. Pass --held-out only to measure the final figure."
+        )
+    modes = [mode.strip() for mode in args.modes.split(",") if mode.strip()]
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown:
+        parser.error(f"--modes: unknown {unknown}; the modes are {', '.join(MODES)}")
+    try:
+        conversations = locomo.load(args.locomo, ids)
+    except (OSError, ValueError) as err:
+        parser.error(f"--locomo: {err}")
+    settings = Settings()
+    if not settings.elasticsearch_url:
+        parser.error(
+            "set ELASTICSEARCH_URL first, e.g. export "
+            "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
+        )
+    client = make_client(settings)
+    log = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    results = evaluate(client, settings, conversations, modes, keep=args.keep, log=log)
+    print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The LoCoMo reader and its scores, on a small conversation of our own in LoCoMo's
+format (the real data states no licence and is never in the repository)."""
+
+from pathlib import Path
+
+import pytest
+
+from bench import locomo
+from bench.memory_eval import main
+
+FIXTURE = Path(__file__).parent.parent / "support" / "data" / "locomo"
+
+
+def _fixture() -> locomo.Conversation:
+    [conversation] = locomo.load(FIXTURE, (7,))
+    return conversation
+
+
+def test_turns_become_events_with_the_speaker_the_caption_and_30_s_apart():
+    conversation = _fixture()
+    assert conversation.user_id == "locomo-7"
+    first, *_, band = conversation.events[:4]
+    assert first["event_id"] == "D1:1" and first["session_id"] == "session_1"
+    assert first["timestamp"] == "2026-03-03T09:00:00Z"
+    assert first["text"].startswith("Ana: Morning!")
+    assert band["timestamp"] == "2026-03-03T09:01:30Z"
+    assert band["text"].endswith("[shares a photo of a saxophone on a stage]")
+    assert len(conversation.events) == 8  # the empty session 3 adds none
+
+
+def test_adversarial_questions_are_left_out():
+    assert [q.category for q in _fixture().questions] == [4, 4, 1, 2]
+
+
+def test_scores_count_turns_and_rank_sessions_by_their_best_hit():
+    question = locomo.Question("q", 4, ("D2:3", "D1:4"))
+    found = ["D1:1", "D2:3", "D1:2", "D3:1"]
+    scores = locomo.scores(found, question)
+    assert scores.recall_at_5 == 0.5 and scores.hit_at_10 == 1.0
+    assert scores.session_hit_at_1 == 1.0  # session_1 leads, and holds D1:4
+    assert locomo.scores(["D3:1", "D2:3"], question).session_hit_at_1 == 0.0
+    assert locomo.scores([], question).session_hit_at_5 == 0.0
+
+
+def test_the_held_out_conversations_are_refused_unless_asked_for(capsys):
+    with pytest.raises(SystemExit) as refused:
+        main(["--locomo", str(FIXTURE), "--conversations", "26,44"])
+    assert refused.value.code == 2
+    assert "[44] are held out" in capsys.readouterr().err
