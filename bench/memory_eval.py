@@ -11,6 +11,11 @@ through `MemorySearcher` with that user, ten hits, in each mode; the report give
 recall@5 and @10, hit@10, session hit@1 and @5 (sessions ranked by their best hit),
 per category and overall, and each mode's p50 latency.
 
+With `--weights 0.1,0.2,...`, hybrid mode is also run at each weight of the vector
+list (see `recall.fusion`), and each conversation is scored at the weight the others
+choose (best turn recall@10 over them): leave-one-conversation-out, the weight a model
+would be given without seeing the conversation it is measured on.
+
 The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
 are checked on, never run or tuned on.
 """
@@ -44,6 +49,7 @@ def evaluate(
     modes: Sequence[str],
     *,
     keep: bool = False,
+    weights: Sequence[float] = (),
     log: Any = print,
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
@@ -62,31 +68,84 @@ def evaluate(
         writer.refresh()
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         searchers = Searchers(client, alias, _KEY, embedder=embedder)
-        return {mode: _mode(searchers, conversations, mode) for mode in modes}
+        results = {mode: _mode(searchers, conversations, mode) for mode in modes}
+        if weights:
+            results.update(_leave_one_out(searchers, conversations, weights, log))
+        return results
     finally:
         if not keep:
             uninstall(client, alias)
 
 
-def _mode(
-    searchers: Searchers, conversations: list[locomo.Conversation], mode: str
+def _leave_one_out(
+    searchers: Searchers,
+    conversations: list[locomo.Conversation],
+    weights: Sequence[float],
+    log: Any,
 ) -> dict[str, Any]:
-    rows: dict[int, list[locomo.Scores]] = {category: [] for category in locomo.CATEGORIES}
+    """Hybrid at each weight, then each conversation scored at the weight chosen on
+    the others (best mean turn recall@10)."""
+    per_weight = {
+        w: {c.id: _mode(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
+        for w in weights
+    }
+    results: dict[str, Any] = {}
+    for w, by_conversation in per_weight.items():
+        results[f"hybrid w={w:g}"] = _merged(list(by_conversation.values()))
+    if len(conversations) < 2:
+        return results
+    chosen: dict[int, float] = {}
+    for held in conversations:
+
+        def others(w: float, held_id: int = held.id) -> float:
+            rows = [r for cid, r in per_weight[w].items() if cid != held_id]
+            merged = _merged(rows)["overall"]
+            return float(merged.recall_at_10)
+
+        chosen[held.id] = max(weights, key=others)
+    log(f"leave-one-out weights: {chosen}")
+    results["hybrid, weight left one out"] = _merged(
+        [per_weight[chosen[c.id]][c.id] for c in conversations]
+    )
+    return results
+
+
+def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several `_mode` results as one, each question counting once."""
+    rows = [row for part in parts for row in part["rows"]]
+    took = [t for part in parts for t in part["took"]]
+    return _summary(rows, took)
+
+
+def _mode(
+    searchers: Searchers,
+    conversations: list[locomo.Conversation],
+    mode: str,
+    *,
+    dense_weight: float | None = None,
+) -> dict[str, Any]:
+    rows: list[tuple[int, locomo.Scores]] = []
     took: list[float] = []
     for conversation in conversations:
-        searcher = searchers.memory(user_id=conversation.user_id)
+        searcher = searchers.memory(user_id=conversation.user_id, dense_weight=dense_weight)
         for question in conversation.questions:
             start = time.perf_counter()
             result = searcher.search(question.text[:1000], mode=mode, limit=LIMIT, context=0)
             took.append((time.perf_counter() - start) * 1000)
             found = [hit.event.event_id for hit in result.hits]
-            rows[question.category].append(locomo.scores(found, question))
-    every = [row for category in rows.values() for row in category]
+            rows.append((question.category, locomo.scores(found, question)))
+    return _summary(rows, took)
+
+
+def _summary(rows: list[tuple[int, locomo.Scores]], took: list[float]) -> dict[str, Any]:
+    by_category = {c: [s for cat, s in rows if cat == c] for c in locomo.CATEGORIES}
     return {
-        "overall": locomo.mean(every),
-        "categories": {c: locomo.mean(r) for c, r in rows.items() if r},
-        "questions": len(every),
+        "overall": locomo.mean([s for _, s in rows]),
+        "categories": {c: locomo.mean(r) for c, r in by_category.items() if r},
+        "questions": len(rows),
         "p50_ms": statistics.median(took) if took else 0.0,
+        "rows": rows,
+        "took": took,
     }
 
 
@@ -123,6 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(MODES), help="Modes, comma-separated.")
     parser.add_argument("--held-out", action="store_true", help="Allow the held-out split.")
     parser.add_argument("--keep", action="store_true", help="Keep the alias afterwards.")
+    parser.add_argument(
+        "--weights",
+        default="",
+        help="Vector weights for hybrid, comma-separated: each is run, and one is chosen "
+        "per conversation leaving it out.",
+    )
     args = parser.parse_args(argv)
     try:
         ids = tuple(int(part) for part in args.conversations.split(",") if part.strip())
@@ -139,6 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"--modes: unknown {unknown}; the modes are {', '.join(MODES)}")
     try:
+        weights = [float(w) for w in args.weights.split(",") if w.strip()]
+    except ValueError:
+        parser.error(f"--weights: {args.weights!r} is not a list of numbers")
+    if any(not 0 <= w <= 1 for w in weights):
+        parser.error("--weights: each weight is within [0, 1]")
+    try:
         conversations = locomo.load(args.locomo, ids)
     except (OSError, ValueError) as err:
         parser.error(f"--locomo: {err}")
@@ -150,7 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     client = make_client(settings)
     log = lambda text: print(text, file=sys.stderr)  # noqa: E731
-    results = evaluate(client, settings, conversations, modes, keep=args.keep, log=log)
+    results = evaluate(
+        client, settings, conversations, modes, keep=args.keep, weights=weights, log=log
+    )
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     return 0

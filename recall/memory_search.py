@@ -5,8 +5,9 @@ shard:
 
 - `keyword`: BM25 over the query's words, relevance first;
 - `semantic`: the events whose vectors are nearest the query's (kNN, user pre-filter);
-- `hybrid`: both in one `msearch`, fused by reciprocal rank (see `fusion` for why in
-  the client). The default whenever an embedder is configured.
+- `hybrid`: both in one `msearch`, their normalised scores weighed together (see
+  `fusion`, and for why in the client). The default whenever an embedder is
+  configured.
 
 Then one more `msearch` fetches each hit's neighbours in its session, first within a
 day of the hit: without a time range, each of those searches would visit every
@@ -27,7 +28,7 @@ from session_recall.core.instant import Instant
 from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import Embedder, EmbeddingError, vector_field
 from session_recall.recall import transport
-from session_recall.recall.fusion import fuse
+from session_recall.recall.fusion import dense_weight_for, fuse
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -67,12 +68,19 @@ class MemorySearcher:
         alias: str,
         embedder: Embedder | None = None,
         search_timeout: float | None = None,
+        dense_weight: float | None = None,
     ) -> None:
         self._client = client
         self._alias = alias
         self._user_id = required("user_id", user_id)
         self._embedder = embedder
         self._search_timeout = search_timeout
+        # The vector list's weight in hybrid mode: given, or the embedder model's own.
+        self.dense_weight = (
+            dense_weight_for(embedder.model_id if embedder else None)
+            if dense_weight is None
+            else dense_weight
+        )
 
     @property
     def default_mode(self) -> SearchMode:
@@ -130,7 +138,8 @@ class MemorySearcher:
         keyword = rankings[0] if used != "semantic" else []
         nearest = rankings[-1] if used != "keyword" else []
         by_key = {_key(hit): hit for ranking in rankings for hit in ranking}
-        fused = fuse([_key(h) for h in keyword], [_key(h) for h in nearest])[:limit]
+        weight = self.dense_weight
+        fused = fuse(_scored(keyword), _scored(nearest), dense_weight=weight)[:limit]
         events = [_item(by_key[f.key]) for f in fused]
         around = self._neighbours(events, context)
         hits = [
@@ -185,6 +194,10 @@ class MemorySearcher:
             timeout=self._search_timeout,
         )
         return [transport.hits(answer) for answer in answers]
+
+
+def _scored(hits: list[dict[str, Any]]) -> list[tuple[tuple[str, str], float]]:
+    return [(_key(hit), float(hit.get("_score") or 0.0)) for hit in hits]
 
 
 def _key(hit: Body) -> _Key:

@@ -76,13 +76,16 @@ class Searchers:
             **self._shared(page_size),
         )
 
-    def memory(self, *, user_id: str) -> MemorySearcher:
+    def memory(self, *, user_id: str, dense_weight: float | None = None) -> MemorySearcher:
+        """`dense_weight`: the vector list's weight in hybrid mode, when not the
+        embedder model's own (see `fusion`)."""
         return MemorySearcher(
             self.client,
             user_id=user_id,
             alias=self.alias,
             embedder=self.embedder,
             search_timeout=self.search_timeout,
+            dense_weight=dense_weight,
         )
 
     def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:
