@@ -226,7 +226,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
+    if "keyword" in results and "hybrid" in results:
+        print(f"\n{_against_keyword(results['hybrid'], results['keyword'])}")
     return 0
+
+
+def _against_keyword(fused: dict[str, Any], keyword: dict[str, Any]) -> str:
+    """Whether hybrid holds turn recall@10 within 0.01 of keyword's in every category."""
+    behind = {
+        locomo.CATEGORIES[c]: round(keyword["categories"][c].recall_at_10 - s.recall_at_10, 3)
+        for c, s in fused["categories"].items()
+        if s.recall_at_10 < keyword["categories"][c].recall_at_10 - 0.01
+    }
+    if behind:
+        return f"hybrid is behind keyword by more than 0.01 in: {behind}"
+    return "hybrid is within 0.01 of keyword, or ahead, in every category (turn recall@10)."
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from session_recall.recall.page import RecallItem
 
 class Score(BaseModel):
     """Where the hit ranked in each list (1 is first; None: not in that list) and its
-    reciprocal-rank-fusion score, the sum of 1 / (60 + rank) over the lists."""
+    fused score, from 0 to 1: each list's score normalised, then weighed (see
+    `recall.fusion`)."""
 
     model_config = ConfigDict(frozen=True)
 
