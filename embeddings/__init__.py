@@ -5,7 +5,9 @@ A library below both: it imports only the core, and knows nothing of Elasticsear
 - `StaticEmbedder`: the offline default, static token vectors shipped in a wheel;
 - `EndpointEmbedder`: an OpenAI-compatible `/v1/embeddings` endpoint, for production;
 - `Embedder`: what both offer, for any other one;
-- `vector_field(model_id)`: where a model's vectors are stored.
+- `vector_field(model_id)`: where a model's vectors are stored;
+- `query_vector(embedder, text)`: a question's vector (a query prefix where the model
+  has one).
 
     embedder = StaticEmbedder()
     [vector] = embedder.embed(["let's go with Postgres"])
@@ -16,6 +18,7 @@ from session_recall.embeddings.embedder import (
     VECTORS_FIELD,
     Embedder,
     Vector,
+    query_vector,
     vector_field,
     vector_key,
 )
@@ -39,6 +42,7 @@ __all__ = [
     "EndpointEmbedder",
     "StaticEmbedder",
     "Vector",
+    "query_vector",
     "vector_field",
     "vector_key",
 ]

@@ -45,6 +45,18 @@ class Embedder(Protocol):
         ...
 
 
+def query_vector(embedder: Embedder, text: str) -> "Vector | None":
+    """A question's vector: through the embedder's `embed_query` when it has one (a
+    model that embeds questions and stored texts apart, e5's "query: " and "passage: "),
+    else as any text."""
+    embed_query = getattr(embedder, "embed_query", None)
+    if embed_query is not None:
+        vector: Vector | None = embed_query(text)
+        return vector
+    [vector] = embedder.embed([text])
+    return vector
+
+
 def vector_key(model_id: str) -> str:
     """The sub-field of `embeddings` that holds `model_id`'s vectors.
 

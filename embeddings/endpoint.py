@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from session_recall.core.digest import digest
 from session_recall.embeddings.embedder import Vector
 from session_recall.embeddings.errors import (
     DimensionMismatch,
@@ -55,6 +56,8 @@ class EndpointEmbedder:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_attempts: int = DEFAULT_ATTEMPTS,
         paused_s: float = DEFAULT_PAUSE_S,
+        query_prefix: str = "",
+        passage_prefix: str = "",
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
@@ -65,6 +68,9 @@ class EndpointEmbedder:
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
         self._model = model
         self._dims = dims
+        # Models trained on asymmetric pairs (e5: "query: " and "passage: ") embed a
+        # question and a stored text each with its own prefix.
+        self._query_prefix, self._passage_prefix = query_prefix, passage_prefix
         self._batch = batch_size
         self._attempts = max_attempts
         self._paused_s = paused_s
@@ -84,20 +90,30 @@ class EndpointEmbedder:
     @property
     def model_id(self) -> str:
         # The same model can be served at several sizes (OpenAI's `dimensions`): the
-        # size is part of what the vectors are.
-        return f"{self._model}@{self._dims}"
+        # size is part of what the vectors are, and so is a stored text's prefix.
+        base = f"{self._model}@{self._dims}"
+        return f"{base}+{digest(self._passage_prefix)[:8]}" if self._passage_prefix else base
 
     @property
     def dims(self) -> int:
         return self._dims
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
+        """Stored texts' vectors, each text after the passage prefix."""
+        return self._embed(texts, self._passage_prefix)
+
+    def embed_query(self, text: str) -> Vector | None:
+        """A question's vector, after the query prefix."""
+        [vector] = self._embed([text], self._query_prefix)
+        return vector
+
+    def _embed(self, texts: Sequence[str], prefix: str) -> list[Vector | None]:
         # Servers refuse empty inputs; a blank text has nothing to embed anyway.
         wanted = [i for i, text in enumerate(texts) if text.strip()]
         vectors: list[Vector | None] = [None] * len(texts)
         for start in range(0, len(wanted), self._batch):
             batch = wanted[start : start + self._batch]
-            embedded = self._embed_batch(self._http, [texts[i] for i in batch])
+            embedded = self._embed_batch(self._http, [prefix + texts[i] for i in batch])
             for i, vector in zip(batch, embedded, strict=True):
                 vectors[i] = vector
         return vectors

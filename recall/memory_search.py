@@ -26,7 +26,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
 from session_recall.core.stopwords import content_terms
-from session_recall.embeddings import Embedder, EmbeddingError, vector_field
+from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
 from session_recall.recall import transport
 from session_recall.recall.fusion import dense_weight_for, fuse
 from session_recall.recall.memory_arguments import (
@@ -157,7 +157,7 @@ class MemorySearcher:
         if self._embedder is None:
             return None, "No embedder is configured, so the search ran on keywords only."
         try:
-            [vector] = self._embedder.embed([text])
+            vector = query_vector(self._embedder, text)
         except EmbeddingError as err:
             return None, f"The embedder failed ({err.message}); the search ran on keywords only."
         if vector is None:

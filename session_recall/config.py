@@ -58,6 +58,13 @@ class Settings(BaseSettings):
     embeddings_api_key: SecretStr | None = Field(
         default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY"
     )
+    # For models that embed a question and a stored text apart: e5 takes "query: " and
+    # "passage: ", bge-*-en-v1.5 a query instruction and no passage prefix; MiniLM and
+    # most others neither (the default).
+    embeddings_query_prefix: str = Field(default="", alias="SESSION_RECALL_EMBEDDINGS_QUERY_PREFIX")
+    embeddings_passage_prefix: str = Field(
+        default="", alias="SESSION_RECALL_EMBEDDINGS_PASSAGE_PREFIX"
+    )
 
     @field_validator("elasticsearch_url")
     @classmethod

@@ -23,6 +23,8 @@ def embedder_for(settings: Settings) -> Embedder | None:
             model=settings.embeddings_model,
             dims=settings.embeddings_dims,
             api_key=None if key is None else key.get_secret_value(),
+            query_prefix=settings.embeddings_query_prefix,
+            passage_prefix=settings.embeddings_passage_prefix,
         )
     if settings.embeddings_dims is None:
         return StaticEmbedder()

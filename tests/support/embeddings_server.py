@@ -32,6 +32,7 @@ class Controls:
     status: int | None = None
     dims: int = DIMS
     batches: list[int] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)  # every text received, in order
 
 
 class EmbeddingsServer:
@@ -54,6 +55,7 @@ class EmbeddingsServer:
             body: dict[str, Any] = await request.json()
             inputs = body["input"]
             controls.batches.append(len(inputs))
+            controls.inputs.extend(inputs)
             vectors = self._embedder.embed(inputs)
             data = [
                 {

@@ -11,6 +11,7 @@ from session_recall.embeddings import (
     EmbedderUnavailable,
     EndpointEmbedder,
     StaticEmbedder,
+    query_vector,
 )
 from tests.support.embeddings_server import DIMS, MODEL, EmbeddingsServer
 
@@ -107,3 +108,19 @@ def test_an_endpoint_that_is_down_is_unavailable():
 def test_the_model_id_names_the_size():
     remote = EndpointEmbedder(url="http://127.0.0.1:9/v1/", model="bge-m3", dims=1024)
     assert remote.model_id == "bge-m3@1024" and remote.dims == 1024
+
+
+def test_questions_and_stored_texts_each_get_their_prefix(server: EmbeddingsServer):
+    e5 = embedder(server.url, query_prefix="query: ", passage_prefix="passage: ")
+    e5.embed(["the oven is broken"])
+    e5.embed_query("what is broken?")
+    assert server.controls.inputs == ["passage: the oven is broken", "query: what is broken?"]
+    # Vectors of texts embedded with another prefix are another model's: never mixed.
+    assert e5.model_id != embedder(server.url).model_id
+    assert embedder(server.url, query_prefix="query: ").model_id == embedder(server.url).model_id
+
+
+def test_query_vector_takes_the_query_path_where_there_is_one(server: EmbeddingsServer):
+    query_vector(embedder(server.url, query_prefix="query: "), "what is broken?")
+    query_vector(StaticEmbedder(DIMS), "what is broken?")  # no query path: as any text
+    assert server.controls.inputs == ["query: what is broken?"]
