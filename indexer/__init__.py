@@ -22,6 +22,7 @@ from session_recall.indexer.errors import (
     Overloaded,
     UnwritablePath,
     VectorFieldsMissing,
+    WriteFailed,
     WriteUnavailable,
 )
 from session_recall.indexer.event import Event, derived_event_id
@@ -63,6 +64,7 @@ __all__ = [
     "Submission",
     "UnwritablePath",
     "VectorFieldsMissing",
+    "WriteFailed",
     "WriteUnavailable",
     "Writer",
     "WriterOptions",

@@ -48,7 +48,7 @@ from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity, to_document
-from session_recall.indexer.errors import AliasMissing, refusal_reason
+from session_recall.indexer.errors import AliasMissing, WriteFailed, refusal_reason
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from session_recall_native import Batch, Builder
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # An index that went away or was closed since the alias was read holds nothing to
 # delete (a closed one cannot be written to either).
@@ -233,13 +235,7 @@ class Writer:
         if self._granularity is not None:
             return
         alias = self._alias
-        layout = call_with_retries(
-            lambda: write_layout(self._es(), alias),
-            policy=self.options.retry,
-            what="read the index template",
-            sleep=self._sleep,
-            deadline=self._deadline,
-        )
+        layout = self._read(lambda: write_layout(self._es(), alias), "read the index template")
         if layout is None:
             raise AliasMissing(
                 f"{alias!r} has no partitioned layout to write to.",
@@ -304,12 +300,8 @@ class Writer:
         if self._index_checked or self._embedder is None:
             return
         embedder = self._embedder
-        refusal = call_with_retries(
-            lambda: vectors.check_index(self._es(), self._alias, embedder),
-            policy=self.options.retry,
-            what="read the index mapping",
-            sleep=self._sleep,
-            deadline=self._deadline,
+        refusal = self._read(
+            lambda: vectors.check_index(self._es(), self._alias, embedder), "read the index mapping"
         )
         if refusal is not None:
             log.warning("storing events without vectors: %s", refusal)
@@ -547,13 +539,7 @@ class Writer:
             for index in [own, *legacy]
             if index in indices
         ]
-        found = call_with_retries(
-            lambda: _found(self._es(), docs),
-            policy=self.options.retry,
-            what="look for copies of erased events",
-            sleep=self._sleep,
-            deadline=self._deadline,
-        )
+        found = self._read(lambda: _found(self._es(), docs), "look for copies of erased events")
         if found:
             self._send([_delete(*copy) for copy in found])
 
@@ -564,13 +550,7 @@ class Writer:
             except NotFoundError:
                 return []  # no alias, no copies (and the next bulk says what is wrong)
 
-        return call_with_retries(
-            resolve,
-            policy=self.options.retry,
-            what="resolve the alias",
-            sleep=self._sleep,
-            deadline=self._deadline,
-        )
+        return self._read(resolve, "resolve the alias")
 
     def _erased(
         self, scopes: Callable[[], Collection[str]], *, reuse: bool = False
@@ -605,13 +585,7 @@ class Writer:
             self._last_read = _TombstoneRead(sent_at, scope_ids, erased)
             return erased
 
-        return call_with_retries(
-            read,
-            policy=self.options.retry,
-            what="read the tombstones",
-            sleep=self._sleep,
-            deadline=self._deadline,
-        )
+        return self._read(read, "read the tombstones")
 
     def _send(self, actions: Sequence[bulk.Action], **params: Any) -> list[ItemResponse]:
         return bulk.send(
@@ -623,6 +597,25 @@ class Writer:
             deadline=self._deadline,
             **params,
         )
+
+    def _read(self, func: Callable[[], T], what: str) -> T:
+        """`func()`, a read the write needs, retried as a write is; a refusal that a
+        retry cannot fix (a missing privilege, say) is a `WriteFailed` naming what was
+        refused and why, never the client's own exception."""
+        try:
+            return call_with_retries(
+                func,
+                policy=self.options.retry,
+                what=what,
+                sleep=self._sleep,
+                deadline=self._deadline,
+            )
+        except ApiError as err:
+            raise WriteFailed(
+                f"Elasticsearch refused to {what} of {self._alias!r}: {refusal_reason(err)}.",
+                hint="Check the credentials' privileges on the alias (see the README's "
+                "roles), then send the events again.",
+            ) from None
 
     def _es(self) -> Elasticsearch:
         """The client, its request timeout cut to what the write's deadline leaves."""

@@ -18,6 +18,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import build, library_option, limit_options
 from session_recall.cli.progress import progress_reporter
+from session_recall.core.errors import SessionRecallError
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
 from session_recall.indexer import (
@@ -135,6 +136,12 @@ def ingest_command(
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         with progress_reporter(total=total, start=start.offset) as report, stopping:
+            so_far: list[IngestSummary] = []  # the run's counts, for a run that stops
+
+            def progress(counted: IngestSummary, end: int) -> None:
+                so_far[:] = [counted]
+                report(counted, end)
+
             try:
                 summary = ingest(
                     client,
@@ -145,11 +152,14 @@ def ingest_command(
                     start=start,
                     options=options,
                     limits=limits,
-                    on_progress=report,
+                    on_progress=progress,
                     embedder=embedder_for(app.settings),
                 )
-            except WriteUnavailable as err:
-                if checkpoint is None:
+            except SessionRecallError as err:
+                # Never without its summary: what was stored and dead-lettered so far.
+                if so_far:
+                    click.echo(f"Stopped. So far: {so_far[0].line()}", err=True)
+                if checkpoint is None or not isinstance(err, WriteUnavailable):
                     raise
                 resume = f"Run the same command to resume from {checkpoint}."
                 raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None

@@ -1,13 +1,16 @@
 """Writer behaviour that needs no cluster: sizes and refusals decided before sending."""
 
 import orjson
-from elasticsearch import Elasticsearch
+import pytest
+from elastic_transport import ApiResponseMeta, HttpHeaders, NodeConfig
+from elasticsearch import ApiError, Elasticsearch
 from hypothesis import given
 from hypothesis import strategies as st
 
 from session_recall.indexer import (
     Status,
     Submission,
+    WriteFailed,
     Writer,
     WriterOptions,
     parse_object,
@@ -60,3 +63,32 @@ def test_the_callers_submissions_are_not_modified():
     list(Writer(client, "a", options=options, granularity="month").write(submissions))
     assert [(s.event.model_dump(), s.token) for s in submissions] == before
     client.close()
+
+
+class _Refusing:
+    """A client whose reads are refused as a credential without the privilege is
+    (a seam around the client: 403 security_exception, naming the action)."""
+
+    class indices:
+        @staticmethod
+        def get_index_template(**_kwargs: object) -> None:
+            meta = ApiResponseMeta(
+                status=403,
+                http_version="1.1",
+                headers=HttpHeaders(),
+                duration=0.0,
+                node=NodeConfig("http", "localhost", 9200),
+            )
+            reason = "action [indices:admin/index_template/get] is unauthorized"
+            body = {"error": {"type": "security_exception", "reason": reason}, "status": 403}
+            raise ApiError("security_exception", meta, body)
+
+
+def test_a_read_refused_for_good_is_a_write_failed_that_names_it():
+    writer = Writer(_Refusing(), "events")  # type: ignore[arg-type]
+    with pytest.raises(WriteFailed) as failed:
+        list(writer.write([Submission(parse_object(event(1)).event)]))  # type: ignore[union-attr]
+    message = str(failed.value)
+    assert "refused to read the index template of 'events'" in message
+    assert "403 security_exception: action [indices:admin/index_template/get]" in message
+    assert "privileges" in message
