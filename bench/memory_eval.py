@@ -220,15 +220,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
         )
     client = make_client(settings)
-    log = lambda text: print(text, file=sys.stderr)  # noqa: E731
     results = evaluate(
-        client, settings, conversations, modes, keep=args.keep, weights=weights, log=log
+        client, settings, conversations, modes, keep=args.keep, weights=weights, log=_to_stderr
     )
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     if "keyword" in results and "hybrid" in results:
         print(f"\n{_against_keyword(results['hybrid'], results['keyword'])}")
     return 0
+
+
+def _to_stderr(text: str) -> None:
+    """Progress goes to stderr, so that stdout holds the report alone."""
+    print(text, file=sys.stderr)
 
 
 def _against_keyword(fused: dict[str, Any], keyword: dict[str, Any]) -> str:
