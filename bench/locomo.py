@@ -65,6 +65,8 @@ def load(path: Path, ids: tuple[int, ...]) -> list[Conversation]:
 
 
 def _json_files(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist (give locomo10.zip or its JSON files)")
     if path.is_file() and path.suffix == ".zip":
         with zipfile.ZipFile(path) as archive:
             for name in archive.namelist():
@@ -74,8 +76,10 @@ def _json_files(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         for file in sorted(path.rglob("*.json")):
             if file.stem.isdigit():
                 yield int(file.stem), json.loads(file.read_text(encoding="utf-8"))
-    else:
+    elif path.stem.isdigit():
         yield int(path.stem), json.loads(path.read_text(encoding="utf-8"))
+    else:
+        raise ValueError(f"{path.name} is not a conversation of LoCoMo's (named <id>.json)")
 
 
 def conversation(conversation_id: int, data: dict[str, Any]) -> Conversation:

@@ -94,20 +94,23 @@ def _leave_one_out(
         results[f"hybrid w={w:g}"] = _merged(list(by_conversation.values()))
     if len(conversations) < 2:
         return results
-    chosen: dict[int, float] = {}
-    for held in conversations:
-
-        def others(w: float, held_id: int = held.id) -> float:
-            rows = [r for cid, r in per_weight[w].items() if cid != held_id]
-            merged = _merged(rows)["overall"]
-            return float(merged.recall_at_10)
-
-        chosen[held.id] = max(weights, key=others)
+    chosen = {
+        held.id: max(
+            weights, key=lambda w, held_id=held.id: _recall_without(per_weight[w], held_id)
+        )
+        for held in conversations
+    }
     log(f"leave-one-out weights: {chosen}")
     results["hybrid, weight left one out"] = _merged(
         [per_weight[chosen[c.id]][c.id] for c in conversations]
     )
     return results
+
+
+def _recall_without(by_conversation: dict[int, dict[str, Any]], held_id: int) -> float:
+    """Mean turn recall@10 over every conversation but `held_id`."""
+    rows = [result for cid, result in by_conversation.items() if cid != held_id]
+    return float(_merged(rows)["overall"].recall_at_10)
 
 
 def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:

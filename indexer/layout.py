@@ -3,6 +3,7 @@ partitions by (the index template's `_meta`, written by `setup`), making a parti
 from the template ahead of its first bulk, and listing and pruning partitions."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
@@ -37,7 +38,11 @@ def write_layout(client: Elasticsearch, alias: str) -> WriteLayout | None:
         found = client.indices.get_index_template(name=alias).body["index_templates"]
     except NotFoundError:
         return None
-    meta = found[0]["index_template"].get("_meta", {})
+    return layout_in(found[0]["index_template"].get("_meta", {}))
+
+
+def layout_in(meta: dict[str, Any]) -> WriteLayout | None:
+    """What an index template's `_meta` records of the layout (see `write_layout`)."""
     period = next((known for known in GRANULARITIES if meta.get(META_KEY) == known), None)
     if period is None:
         return None

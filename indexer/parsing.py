@@ -44,7 +44,8 @@ class EventLimits(BaseModel):
         default=DEFAULT_MAX_AGE_DAYS,
         ge=1,
         le=MAX_AGE_DAYS_LIMIT,
-        description="Events stamped more than this many days before now are refused.",
+        description="Events stamped more than this many days before now are refused (422, "
+        "or the dead-letter file); raise it to migrate older histories.",
     )
     max_ahead_seconds: int = Field(
         default=DEFAULT_MAX_AHEAD_S,

@@ -87,7 +87,12 @@ class WriterOptions(BaseModel):
     # per data node by default): a producer stamping events over centuries must not
     # use them up. 150 covers the default window of accepted times (`EventLimits`,
     # ten years) in monthly partitions; a migration of older histories raises both.
-    max_new_partitions: int = Field(default=150, ge=0)
+    max_new_partitions: int = Field(
+        default=150,
+        ge=0,
+        description="Partitions one request (serve) or run (ingest) may create; the events "
+        "of any more are refused, so that no producer uses up the cluster's shards.",
+    )
 
 
 # Submissions and results are made once per event: not frozen, which would triple the

@@ -21,7 +21,7 @@ from session_recall.core.partitions import (
     partition_of,
 )
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
-from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, write_layout
+from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
 
 
@@ -40,6 +40,8 @@ class Layout:
     shards: int = 1
     routing_partition_size: int = 1
     replicas: int = 0
+    # What makes an event one (see `document.Identity`): recorded once, never changed.
+    identity: Identity = DEFAULT_IDENTITY
 
     def settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
@@ -82,13 +84,13 @@ def current_layout(client: Elasticsearch, alias: str) -> Layout | None:
     except NotFoundError:
         return None
     template = found[0]["index_template"]
-    meta = template.get("_meta", {})
-    granularity = meta.get(META_KEY)
-    if granularity not in GRANULARITIES:
+    stored = layout_in(template.get("_meta", {}))
+    if stored is None:
         return None  # a template of the single-index layout
     index = template.get("template", {}).get("settings", {}).get("index", {})
     return Layout(
-        granularity=granularity,
+        granularity=stored.granularity,
+        identity=stored.identity,
         shards=int(index.get("number_of_shards", 1)),
         routing_partition_size=int(index.get("routing_partition_size", 1)),
         replicas=int(index.get("number_of_replicas", 0)),
@@ -106,7 +108,12 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     partitions made from then on, and leaves each stored event where it is.
     """
     given = {key: value for key, value in changes.items() if value is not None}
-    previous = current_layout(client, alias) or Layout()
+    exists = client.indices.exists_alias(name=alias)
+    # No partitioned layout yet: an alias of the single-index layout holds events from
+    # before the identity rule was recorded, and keeps theirs so that replays meet them.
+    previous = current_layout(client, alias) or Layout(
+        identity=LEGACY_IDENTITY if exists else DEFAULT_IDENTITY
+    )
     layout = Layout(**{**previous.__dict__, **given})
     layout.check()
     if layout.granularity != previous.granularity and _partitions(client, alias):
@@ -120,7 +127,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
         alias,
         patterns=index_patterns(alias),
         settings=layout.settings(),
-        meta={META_KEY: layout.granularity, IDENTITY_KEY: _identity(client, alias)},
+        meta={META_KEY: layout.granularity, IDENTITY_KEY: layout.identity},
     )
     for name, body in templates.components.items():
         client.cluster.put_component_template(name=name, **body)
@@ -129,7 +136,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     )
 
     legacy: tuple[str, ...] = ()
-    if client.indices.exists_alias(name=alias):
+    if exists:
         indices = sorted(client.indices.get_alias(name=alias).body)
         legacy = tuple(i for i in indices if parse_partition(alias, i) is None)
         # Indices made by an earlier release gain the fields added since.
@@ -143,19 +150,6 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )
-
-
-def _identity(client: Elasticsearch, alias: str) -> Identity:
-    """The identity rule of `alias` (see `document.Identity`): the one its template
-    records; for an alias that holds events from before the rule was recorded, the
-    user and the event id, so that replays of those events meet their copies; for a
-    new alias, the default."""
-    stored = write_layout(client, alias)
-    if stored is not None and client.indices.exists_alias(name=alias):
-        return stored.identity
-    if client.indices.exists_alias(name=alias):  # the single-index layout's
-        return LEGACY_IDENTITY
-    return DEFAULT_IDENTITY
 
 
 def _partitions(client: Elasticsearch, alias: str) -> list[str]:

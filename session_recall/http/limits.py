@@ -5,18 +5,19 @@ Every field is a `serve` flag and a `SESSION_RECALL_*` variable of the same name
 this model, so a limit cannot exist in one place and not the other.
 """
 
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from session_recall.indexer import EventLimits, WriterOptions
-from session_recall.indexer.parsing import (
-    DEFAULT_MAX_AGE_DAYS,
-    DEFAULT_MAX_AHEAD_S,
-    MAX_AGE_DAYS_LIMIT,
-)
 
 MIB = 1024 * 1024
+
+
+def _library(model: type[BaseModel], name: str) -> Any:
+    """A library setting's field as it is (default, bounds, description), for a limit
+    of `serve` that is that setting."""
+    return model.model_fields[name]
 
 
 class ServeLimits(BaseModel):
@@ -81,25 +82,11 @@ class ServeLimits(BaseModel):
         "and the count is logged.",
     )
 
-    max_age_days: int = Field(
-        default=DEFAULT_MAX_AGE_DAYS,
-        ge=1,
-        le=MAX_AGE_DAYS_LIMIT,
-        description="Events stamped more than this many days before now are refused (422, "
-        "or the dead-letter file); raise it to migrate older histories.",
-    )
-    max_ahead_seconds: int = Field(
-        default=DEFAULT_MAX_AHEAD_S,
-        ge=0,
-        le=MAX_AGE_DAYS_LIMIT * 86_400,
-        description="Events stamped more than this many seconds after now are refused.",
-    )
-    max_new_partitions: int = Field(
-        default=WriterOptions.model_fields["max_new_partitions"].default,
-        ge=0,
-        description="Partitions one request (serve) or run (ingest) may create; the events "
-        "of any more are refused, so that no producer uses up the cluster's shards.",
-    )
+    # The window of accepted times and the cap on new partitions: the library's own
+    # fields (default, bounds, description), flags and variables of `serve` here.
+    max_age_days: int = _library(EventLimits, "max_age_days")
+    max_ahead_seconds: int = _library(EventLimits, "max_ahead_seconds")
+    max_new_partitions: int = _library(WriterOptions, "max_new_partitions")
 
     def event_limits(self, **more: int) -> EventLimits:
         return EventLimits(
