@@ -33,8 +33,8 @@ from bench import locomo
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
-from session_recall.indexer import Event, Submission, Writer
-from session_recall.recall import Searchers
+from session_recall.indexer import Event, Submission, Writer, enrich
+from session_recall.recall import Searchers, memory_query
 from session_recall.templates import install, uninstall
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -59,12 +59,14 @@ def evaluate(
     install(client, alias)
     try:
         events = [Event.model_validate(e) for c in conversations for e in c.events]
-        writer = Writer(client, alias, embedder=embedder)
+        writer = Writer(client, alias)
         refused = [
             w.result for w in writer.write(Submission(e) for e in events) if not w.result.stored
         ]
         if refused:
             raise RuntimeError(f"{len(refused)} events were refused, the first: {refused[0]}")
+        writer.refresh()
+        enrich(client, alias, embedder)
         writer.refresh()
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         searchers = Searchers(client, alias, _KEY, embedder=embedder)
@@ -191,7 +193,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="Vector weights for hybrid, comma-separated: each is run, and one is chosen "
         "per conversation leaving it out.",
     )
+    parser.add_argument(
+        "--boosts",
+        default="",
+        help="The keyword list's field weights to try, e.g. text=1,stems=1,context=0.5 "
+        "(0 leaves a field out; default: memory_search's own).",
+    )
     args = parser.parse_args(argv)
+    try:
+        boosts = {
+            field.strip(): float(value)
+            for field, _, value in (part.partition("=") for part in args.boosts.split(","))
+            if field.strip()
+        }
+    except ValueError:
+        parser.error(f"--boosts: {args.boosts!r} is not a list of field=number")
+    unknown_fields = sorted(set(boosts) - set(memory_query.KEYWORD_BOOSTS))
+    if unknown_fields:
+        parser.error(f"--boosts: unknown fields {unknown_fields}")
+    memory_query.KEYWORD_BOOSTS.update(boosts)
     try:
         ids = tuple(int(part) for part in args.conversations.split(",") if part.strip())
     except ValueError:

@@ -3,7 +3,7 @@
 An embedder turns texts into unit-free float vectors compared by cosine similarity.
 Each model's vectors live in a field of their own, `embeddings.<key>`, so that a
 model change never mixes two models' vectors in one kNN graph: the new model's
-vectors are computed into a new field (`session-recall embed --backfill`) beside the
+vectors are computed into a new field (`session-recall embed`) beside the
 old one. `embedding_models` lists, per event, the models that have processed it.
 """
 

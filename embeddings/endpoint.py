@@ -170,7 +170,7 @@ class EndpointEmbedder:
         raise EmbedderUnavailable(
             f"The embeddings endpoint {self._url} did not answer after {self._attempts} "
             f"attempts (last: {cause}).",
-            hint="Check that it runs; `session-recall embed --backfill` adds missing vectors.",
+            hint="Check that it runs; `session-recall embed` adds missing vectors.",
         )
 
     def _parse(self, answer: Any, count: int) -> list[Vector | None]:

@@ -7,7 +7,7 @@ class EmbeddingError(SessionRecallError):
     """An embedder could not give vectors for the texts it was asked about.
 
     Whoever calls an embedder treats every `EmbeddingError` alike: ingestion stores the
-    events without vectors (`session-recall embed --backfill` adds them later), and a
+    events without vectors (`session-recall embed` adds them later), and a
     search falls back to keywords and says so.
     """
 

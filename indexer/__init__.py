@@ -2,16 +2,16 @@
 
 Library first: `ingest` (NDJSON lines), `Writer` (any events), `Batcher` (merges
 concurrent callers) and `erase` (a scope, with its tombstone) return pydantic models.
-`backfill` adds the vectors an embedder could not give at ingest.
+`enrich` adds what an event gains after it is stored: stems, context and vectors.
 The CLI (`session-recall ingest|serve|delete|embed`) and the HTTP endpoints are thin
 adapters over them.
 """
 
-from session_recall.indexer.backfill import BackfillSummary, backfill
 from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
+from session_recall.indexer.enrichment import EnrichmentSummary, enrich, follow, pending
 from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
@@ -38,11 +38,11 @@ from session_recall.indexer.writer import Submission, Writer, WriterOptions, Wri
 __all__ = [
     "REFRESH_POLICIES",
     "AliasMissing",
-    "BackfillSummary",
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
     "EmbeddingModelChanged",
+    "EnrichmentSummary",
     "ErasureIncomplete",
     "ErasurePreview",
     "ErasureResult",
@@ -69,16 +69,18 @@ __all__ = [
     "Writer",
     "WriterOptions",
     "Written",
-    "backfill",
     "check_outputs",
     "derived_event_id",
     "document_body",
     "document_id",
+    "enrich",
     "erase",
+    "follow",
     "follow_file",
     "ingest",
     "parse_line",
     "parse_object",
+    "pending",
     "preview_erasure",
     "read_stream",
     "to_document",

@@ -76,7 +76,7 @@ class IngestSummary(BaseModel):
     without_vectors: int = Field(
         default=0,
         description="Events stored without a vector (the embedder failed, or the index "
-        "predates the vector fields); `session-recall embed --backfill` adds them.",
+        "predates the vector fields); `session-recall embed` adds them.",
     )
     dead_letter: Path | None = None
 
@@ -137,6 +137,6 @@ class IngestSummary(BaseModel):
         if self.without_vectors:
             text += (
                 f"; {self.without_vectors} stored without vectors (see the warning; "
-                "`session-recall embed --backfill` adds them)"
+                "`session-recall embed` adds them)"
             )
         return text + "."

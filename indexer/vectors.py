@@ -88,7 +88,7 @@ def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | 
         raise EmbeddingModelChanged(
             f"{alias!r} holds vectors of {', '.join(sorted(models))}, not of the configured "
             f"model {embedder.model_id!r}; its vectors would not compare with them.",
-            hint="Run `session-recall embed --backfill` to compute the new model's vectors "
+            hint="Run `session-recall embed` to compute the new model's vectors "
             "for every stored event (into a field of its own), or configure the previous "
             "model again.",
         )
@@ -97,7 +97,7 @@ def check_index(client: Elasticsearch, alias: str, embedder: Embedder) -> str | 
         if VECTORS_FIELD not in properties:
             return (
                 f"the index {index} has no vector fields (an earlier release made it): "
-                "run `session-recall setup`, then `session-recall embed --backfill`"
+                "run `session-recall setup`, then `session-recall embed`"
             )
     return None
 

@@ -16,6 +16,9 @@ SOURCE = ["event_id", "session_id", "timestamp", "type", "text"]
 # kNN looks at this many candidates per shard at least: int8-quantized vectors need a
 # few more than k to find the true nearest, and below 100 the search costs no less.
 MIN_CANDIDATES = 100
+# The keyword list's fields and their weights, chosen on LoCoMo's development split
+# (BENCHMARKS.md, "memory_search on LoCoMo").
+KEYWORD_BOOSTS = {"text": 0.3, "stems": 0.3, "context": 1.0}
 
 
 def event_filters(
@@ -34,12 +37,23 @@ def event_filters(
     return filters
 
 
-def keyword_body(filters: list[Body], query: str, *, size: int) -> Body:
+def keyword_body(filters: list[Body], query: str, *, stemmed: str, size: int) -> Body:
     """BM25 over the query's words, any of them (a `match` query ORs them): the more
     and the rarer the words an event shares, the higher it ranks. The text is a value,
-    never query syntax; the caller has left its function words out."""
+    never query syntax; the caller has left its function words out (`query`) and
+    stemmed them (`stemmed`, see `core.stems`).
+
+    Three fields, their scores added: the event's own words, its stems, and the stems
+    of its text with its session's previous and next turn (the last two come with the
+    enrichment pass; an event not enriched yet is found by its own words)."""
+    matches: list[Body] = [{"match": {"text": {"query": query, "boost": KEYWORD_BOOSTS["text"]}}}]
+    if stemmed:
+        matches += [
+            {"match": {field: {"query": stemmed, "boost": KEYWORD_BOOSTS[field]}}}
+            for field in ("stems", "context")
+        ]
     return {
-        "query": {"bool": {"filter": filters, "must": [{"match": {"text": {"query": query}}}]}},
+        "query": {"bool": {"filter": filters, "should": matches, "minimum_should_match": 1}},
         "size": size,
         "_source": SOURCE,
         "track_total_hits": False,

@@ -25,6 +25,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.stems import stems
 from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
 from session_recall.recall import transport
@@ -123,7 +124,8 @@ class MemorySearcher:
         depth = RANK_WINDOW if used == "hybrid" else limit
         bodies: list[Body] = []
         if used != "semantic":
-            bodies.append(keyword_body(filters, content_terms(text), size=depth))
+            words, stemmed = content_terms(text), stems(text)
+            bodies.append(keyword_body(filters, words, stemmed=stemmed, size=depth))
         if vector is not None and self._embedder is not None:
             field = vector_field(self._embedder.model_id)
             bodies.append(knn_body(filters, vector, field=field, size=depth))

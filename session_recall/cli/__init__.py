@@ -27,9 +27,7 @@ COMMANDS: dict[str, _Command] = {
     "embed": _Command(
         "embed",
         "embed",
-        "Add the configured embedder's vectors to stored events that lack them: events "
-        "stored while the embedder was down, or before a model change (the new model's "
-        "vectors go to a field of their own).",
+        "Enrich stored events with stems, context and vectors, for memory_search.",
     ),
     "ingest": _Command(
         "ingest",

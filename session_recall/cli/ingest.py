@@ -21,6 +21,7 @@ from session_recall.cli.progress import progress_reporter
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
+from session_recall.embeddings import Embedder
 from session_recall.indexer import (
     EventLimits,
     IngestSummary,
@@ -30,8 +31,10 @@ from session_recall.indexer import (
     ingest,
 )
 from session_recall.indexer import checkpoint as checkpoints
+from session_recall.indexer import enrich as enrich_events
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
+from session_recall.indexer.enrichment import Enricher
 from session_recall.indexer.errors import WriteUnavailable
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,
@@ -70,6 +73,11 @@ ARRAY_PEEK_BYTES = 64
 @library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
 @library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
 @limit_options("max_age_days", "max_ahead_seconds", "max_new_partitions")
+@click.option(
+    "--enrich/--no-enrich", default=True, show_default=True,
+    help="Enrich the stored events (stems, context, vectors) once they are stored; "
+    "with --follow, all along.",
+)  # fmt: skip
 @pass_app
 def ingest_command(
     app: AppContext,
@@ -85,6 +93,7 @@ def ingest_command(
     max_age_days: int,
     max_ahead_seconds: int,
     max_new_partitions: int,
+    enrich: bool,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -93,9 +102,12 @@ def ingest_command(
     Events of a scope erased after their timestamp (replays after `delete`) are
     refused on purpose: counted in the summary, copied nowhere.
 
-    Each event is stored with its vector from the configured embedder
-    (SESSION_RECALL_EMBEDDER); when the embedder fails, events are stored without one,
-    and `session-recall embed --backfill` adds them later.
+    Events are stored at full speed, then enriched in one pass: the stems of each
+    event's text and of its session's turns around it, and its vector from the
+    configured embedder (SESSION_RECALL_EMBEDDER). With --follow, the enrichment runs
+    all along. When the embedder fails, events are stored all the same:
+    `session-recall embed` adds the vectors later. memory_search finds an event by its
+    own words until it is enriched.
 
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
     dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
@@ -135,7 +147,13 @@ def ingest_command(
     with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
-        with progress_reporter(total=total, start=start.offset) as report, stopping:
+        embedder = embedder_for(app.settings) if enrich else None
+        alongside = (
+            Enricher(client, app.settings.index, embedder)
+            if enrich and follow
+            else contextlib.nullcontext()
+        )
+        with progress_reporter(total=total, start=start.offset) as report, stopping, alongside:
             so_far: list[IngestSummary] = []  # the run's counts, for a run that stops
 
             def progress(counted: IngestSummary, end: int) -> None:
@@ -153,7 +171,6 @@ def ingest_command(
                     options=options,
                     limits=limits,
                     on_progress=progress,
-                    embedder=embedder_for(app.settings),
                 )
             except SessionRecallError as err:
                 # Never without its summary: what was stored and dead-lettered so far.
@@ -164,7 +181,27 @@ def ingest_command(
                 resume = f"Run the same command to resume from {checkpoint}."
                 raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
         _refresh(client, app.settings.index)
+    if enrich and not follow:
+        _enrich(client, app.settings.index, embedder)
     _finish(summary)
+
+
+def _enrich(client: Elasticsearch, alias: str, embedder: Embedder | None) -> None:
+    """One enrichment pass over what is pending, after the events are stored (and
+    acknowledged: the checkpoint is saved). A failure here costs no event: the next
+    `session-recall embed` carries on."""
+    try:
+        done = enrich_events(client, alias, embedder)
+        client.indices.refresh(index=alias)
+    except SessionRecallError as err:
+        click.echo(
+            f"Warning: the events are stored, but enriching them failed ({err.message}); "
+            "run `session-recall embed` to finish.",
+            err=True,
+        )
+        return
+    if done.embedder_error:
+        click.echo(f"Warning: {done.line()}", err=True)
 
 
 def _refresh(client: Elasticsearch, alias: str) -> None:

@@ -48,6 +48,11 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
     type=click.Choice(["debug", "info", "warning", "error"]),
     help="The least severe log lines written to stderr (the server's and the app's).",
 )
+@click.option(
+    "--enrich/--no-enrich", default=True, show_default=True, envvar="SESSION_RECALL_ENRICH",
+    help="Enrich stored events in the background (stems, context, vectors); /readyz "
+    "reports the lag. With --no-enrich, run `session-recall embed --follow` elsewhere.",
+)  # fmt: skip
 @limit_options()
 @pass_app
 def serve(
@@ -57,6 +62,7 @@ def serve(
     token: str | None,
     refresh: Refresh,
     log_level: str,
+    enrich: bool,
     **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
@@ -83,7 +89,9 @@ def serve(
             "write and erase events. Set SESSION_RECALL_TOKEN.",
             err=True,
         )
-    web = create_app(app.settings, token=token or None, refresh=refresh, limits=bounds)
+    web = create_app(
+        app.settings, token=token or None, refresh=refresh, limits=bounds, enrich=enrich
+    )
     run(web, host=host, port=port, limits=bounds, log_level=log_level)
 
 

@@ -27,8 +27,12 @@ STOPWORDS = frozenset(_FUNCTION_WORDS.split())
 _WORD = re.compile(r"[\w']+")
 
 
+def content_words(text: str) -> list[str]:
+    """The words of `text` that are not function words, as written (apostrophes kept)."""
+    return [w for w in _WORD.findall(text) if w.lower().replace("’", "'") not in STOPWORDS]
+
+
 def content_terms(text: str) -> str:
-    """`text` without its function words (lowercased, apostrophes kept), or `text`
-    itself when nothing else is left."""
-    kept = [w for w in _WORD.findall(text) if w.lower().replace("’", "'") not in STOPWORDS]
+    """`text` without its function words, or `text` itself when nothing else is left."""
+    kept = content_words(text)
     return " ".join(kept) if kept else text

@@ -52,12 +52,16 @@ class Services:
     # and read by `/readyz`: why writes fail (None while they work), and the
     # partitions Elasticsearch refused to create, each with its reason.
     write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
+    # Whether stored events are enriched in the background (stems, context, vectors).
+    enrich: bool = True
 
 
 @dataclass(frozen=True)
 class WriteHealth:
     failing: str | None
     refused_partitions: Mapping[str, str]
+    # How many stored events await enrichment (None until first counted).
+    enrichment_pending: int | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ def create_app(
     token: SecretStr | str | None = None,
     refresh: Refresh = "false",
     limits: ServeLimits | None = None,
+    enrich: bool = True,
 ) -> Starlette:
     """The sidecar's app. Without `client`, the writes and each lane get a client of
     their own, made from `settings` (and closed at shutdown); with one (tests), they
@@ -104,7 +109,8 @@ def create_app(
     required as `Authorization: Bearer ...` on every path but the probes and the
     OpenAPI document; `refresh="wait_for"` makes `POST /v1/events` answer once the
     events are searchable, unless a request says `?refresh=false`. `limits` bound
-    what clients may hold and how long anything may take."""
+    what clients may hold and how long anything may take. With `enrich`, the events
+    endpoint enriches what it stores in the background (`indexer.enrichment`)."""
     limits = limits or ServeLimits()
     owns_client = client is None
     if client is None:
@@ -124,6 +130,7 @@ def create_app(
         lanes=lanes,
         bodies=InflightBytes(limits.max_inflight_bytes),
         refresh=refresh,
+        enrich=enrich,
     )
     built = [factory(services) for factory in (default_groups() if groups is None else groups)]
     document = build_document(

@@ -47,6 +47,7 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.enrichment import Enricher
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
 from session_recall.indexer.results import refusal
@@ -92,16 +93,26 @@ def events_group(
         retry=SERVE_RETRY, max_new_partitions=limits.max_new_partitions
     )
     event_limits = event_limits or limits.event_limits()
-    embedder = embedder_for(services.settings)
-    writer = Writer(services.client, services.settings.index, options=options, embedder=embedder)
-    # NDJSON bodies into native batches, where the core is (batches carry no vectors).
-    batches = embedder is None and native.available()
+    # Events are stored at no-vector speed; the enricher adds stems, context and
+    # vectors in the background (see `indexer.enrichment`).
+    writer = Writer(services.client, services.settings.index, options=options)
+    enricher = (
+        Enricher(services.client, services.settings.index, embedder_for(services.settings))
+        if services.enrich
+        else None
+    )
+    # NDJSON bodies into native batches, where the core is.
+    batches = native.available()
     batching = batching or BatchingOptions(
         max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
     batcher = Batcher(writer, batching)
     services.write_health.append(
-        lambda: WriteHealth(batcher.failing(), dict(writer.refused_partitions))
+        lambda: WriteHealth(
+            batcher.failing(),
+            dict(writer.refused_partitions),
+            enrichment_pending=enricher.pending if enricher else None,
+        )
     )
 
     @contextlib.asynccontextmanager
@@ -110,7 +121,8 @@ def events_group(
         # collector the same way for as long as the batcher takes events.
         with collector.tuned_for_load():
             async with batcher:
-                yield
+                with enricher or contextlib.nullcontext():
+                    yield
 
     async def post_events(request: Request) -> Response:
         options = read_query(request, EventsOptions)
@@ -133,7 +145,10 @@ def events_group(
                 room_wait=limits.write_deadline,
                 smaller="Send fewer events per request.",
             ) as body:
-                return await store(body, ndjson=kind in NDJSON_TYPES, refresh=refresh)
+                answer = await store(body, ndjson=kind in NDJSON_TYPES, refresh=refresh)
+            if enricher is not None:
+                enricher.wake()
+            return answer
         except BodyRefused as refused:
             return refused.response()
 

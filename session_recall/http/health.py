@@ -1,8 +1,10 @@
 """Probes: `/healthz` says the process serves; `/readyz` says it can store events
 (Elasticsearch answers, the alias exists, and the last write did not fail). Partitions
 Elasticsearch refused to create are listed (`degraded`): events of other periods are
-still stored, so the sidecar stays ready. `/readyz` runs in a lane of its own
-(`lanes.probes`): busy searches or writes never make it late."""
+still stored, so the sidecar stays ready. `enrichment_pending` is the enrichment's
+lag: how many stored events await their stems, context and vector (they are found by
+their own words meanwhile). `/readyz` runs in a lane of its own (`lanes.probes`): busy
+searches or writes never make it late."""
 
 from elasticsearch import ApiError, TransportError
 from starlette.requests import Request
@@ -40,9 +42,11 @@ def health_group(services: Services) -> RouteGroup:
                 reason = f"writes are failing: {state.failing}"
                 return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         refused = {name: why for state in states for name, why in state.refused_partitions.items()}
+        lag = [s.enrichment_pending for s in states if s.enrichment_pending is not None]
+        extra = {"enrichment_pending": sum(lag)} if lag else {}
         if refused:
-            return JSONResponse({"status": "degraded", "refused_partitions": refused})
-        return JSONResponse({"status": "ready"})
+            return JSONResponse({"status": "degraded", "refused_partitions": refused, **extra})
+        return JSONResponse({"status": "ready", **extra})
 
     probe = {"responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}}}
     return RouteGroup(

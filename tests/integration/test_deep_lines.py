@@ -1,6 +1,6 @@
 """One line nested deeper than any parser takes never blocks the others: `ingest`
 dead-letters it and stores the rest, on both paths; `POST /v1/events` refuses that
-event alone (422)."""
+event alone (422), as it does a line that gives a key twice."""
 
 from pathlib import Path
 
@@ -68,3 +68,18 @@ def test_serve_refuses_the_deep_event_alone(
     assert "nests more than" in response.json()["results"][1]["reason"]
     es.indices.refresh(index=alias)
     assert stored(es, alias) == 2
+
+
+def test_serve_refuses_a_line_that_gives_a_key_twice_alone(
+    settings: Settings, es: Elasticsearch, alias: str
+):
+    twice = orjson.dumps(event(2))[:-1] + b',"user_id": "bob"}'
+    body = orjson.dumps(event(1)) + b"\n" + twice + b"\n"
+    with TestClient(create_app(settings, enrich=False)) as web:
+        response = web.post(
+            "/v1/events", content=body, headers={"content-type": "application/x-ndjson"}
+        )
+
+    assert response.status_code == 422, response.text
+    assert [r["status"] for r in response.json()["results"]] == ["indexed", "rejected"]
+    assert "'user_id' is given twice" in response.json()["results"][1]["reason"]

@@ -1,5 +1,5 @@
-"""Vectors at ingest: an embedder that fails never costs an event, `embed --backfill`
-adds what is missing, and a model change is refused until the backfill made room."""
+"""Vectors: an embedder that fails never costs an event, `embed` adds what is missing,
+and a model change is refused until the enrichment pass made room."""
 
 import uuid
 from collections.abc import Iterator
@@ -12,7 +12,6 @@ from elasticsearch import Elasticsearch, helpers
 
 from session_recall.cli import main
 from session_recall.embeddings import (
-    EmbedderUnavailable,
     EndpointEmbedder,
     StaticEmbedder,
     vector_field,
@@ -22,7 +21,7 @@ from session_recall.indexer import (
     Event,
     Submission,
     Writer,
-    backfill,
+    enrich,
     to_document,
 )
 from session_recall.mappings import mapping_update
@@ -62,7 +61,7 @@ def cli(es_url: str, alias: str, server: EmbeddingsServer, *args: str) -> tuple[
     return result.exit_code, result.output
 
 
-def test_events_ingested_while_the_endpoint_is_down_are_stored_then_backfilled(
+def test_events_ingested_while_the_endpoint_is_down_are_stored_then_embedded(
     es: Elasticsearch, es_url: str, alias: str, server: EmbeddingsServer, tmp_path: Path
 ):
     source = write_ndjson(tmp_path / "events.ndjson", EVAL)
@@ -72,24 +71,25 @@ def test_events_ingested_while_the_endpoint_is_down_are_stored_then_backfilled(
     code, output = cli(es_url, alias, server, "ingest", str(source), "--dead-letter", dead)
     assert code == 0, output
     assert f"indexed {len(EVAL)}, already present 0, rejected 0" in output
-    assert f"{len(EVAL)} stored without vectors" in output and "embed --backfill" in output
+    assert "the embedder failed" in output and "session-recall embed" in output
     model_id = f"{MODEL}@{DIMS}"
     assert with_vectors(es, alias, model_id) == 0
 
     server.start()
-    code, output = cli(es_url, alias, server, "embed", "--backfill", "--page-size", "50")
+    code, output = cli(es_url, alias, server, "embed", "--page-size", "50")
     assert code == 0, output
-    assert f"{len(EVAL)} event(s) lacked its vectors; {len(EVAL)} embedded" in output
+    assert f"{len(EVAL)} event(s) awaited enrichment" in output
+    assert f"{len(EVAL)} enriched" in output
     assert with_vectors(es, alias, model_id) == len(EVAL)
     assert server.controls.batches and max(server.controls.batches) <= 64
 
     # Idempotent: nothing is left to do, and nothing is sent.
     sent = len(server.controls.batches)
-    code, output = cli(es_url, alias, server, "embed", "--backfill")
+    code, output = cli(es_url, alias, server, "embed", "--backfill")  # its former name
     assert (code, len(server.controls.batches)) == (0, sent), output
-    assert "0 event(s) lacked its vectors" in output
+    assert "0 event(s) awaited enrichment" in output
 
-    # The backfilled vectors serve semantic search.
+    # The vectors added later serve semantic search.
     remote = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
     found = (
         Searchers(es, alias, KEY, embedder=remote)
@@ -99,7 +99,7 @@ def test_events_ingested_while_the_endpoint_is_down_are_stored_then_backfilled(
     assert found.mode == "semantic" and "bob-dog-3" in [h.event.event_id for h in found.hits]
 
 
-def test_a_backfill_resumes_where_an_outage_stopped_it(
+def test_an_enrichment_pass_resumes_where_an_outage_stopped_it(
     es: Elasticsearch, alias: str, server: EmbeddingsServer
 ):
     written = list(Writer(es, alias).write(Submission(Event(**e)) for e in EVAL))
@@ -114,19 +114,20 @@ def test_a_backfill_resumes_where_an_outage_stopped_it(
         if summary.done >= 100:
             server.stop()
 
-    with pytest.raises(EmbedderUnavailable, match="did not answer"):
-        backfill(es, alias, remote, page_size=50, on_progress=stop_after_two_pages)
+    failed = enrich(es, alias, remote, page_size=50, on_progress=stop_after_two_pages)
+    assert failed.embedder_error and "did not answer" in failed.embedder_error
+    assert failed.enriched == len(EVAL), "stems and context go on without the embedder"
     done = with_vectors(es, alias, remote.model_id)
     assert done == 100
 
     server.start()
     again = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
-    summary = backfill(es, alias, again, page_size=50)
-    assert summary.missing == len(EVAL) - done and summary.embedded == summary.missing
+    summary = enrich(es, alias, again, page_size=50)
+    assert summary.missing == len(EVAL) - done and summary.enriched == summary.missing
     assert with_vectors(es, alias, again.model_id) == len(EVAL)
 
 
-def test_a_model_change_is_refused_until_the_backfill_maps_the_new_model(
+def test_a_model_change_is_refused_until_the_enrichment_maps_the_new_model(
     es: Elasticsearch, alias: str
 ):
     old, new = StaticEmbedder(256), StaticEmbedder(128)
@@ -135,14 +136,14 @@ def test_a_model_change_is_refused_until_the_backfill_maps_the_new_model(
         Submission(Event(**e)) for e in first
     ))  # fmt: skip
 
-    with pytest.raises(EmbeddingModelChanged, match="embed --backfill") as refused:
+    with pytest.raises(EmbeddingModelChanged, match="session-recall embed") as refused:
         list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
     assert old.model_id in str(refused.value) and new.model_id in str(refused.value)
     es.indices.refresh(index=alias)
     assert es.count(index=alias)["count"] == len(first), "nothing was written"
 
     es.indices.refresh(index=alias)
-    assert backfill(es, alias, new).embedded == len(first)
+    assert enrich(es, alias, new).enriched == len(first)
     written = list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
     assert all(w.result.stored for w in written)
     # Both models' vectors live side by side, each in its own field.
@@ -177,7 +178,7 @@ def test_an_index_of_the_single_index_layout_stays_readable_and_setup_upgrades_i
         es.indices.refresh(index=alias)
         assert es.count(index=legacy)["count"] == 20, "the old index is kept as it was"
         assert es.count(index=alias)["count"] == 40, "read through the alias with the rest"
-        assert backfill(es, alias, embedder).embedded == 20
+        assert enrich(es, alias, embedder).enriched == 40  # vectors for 20, context for all
         assert with_vectors(es, alias, embedder.model_id) == 40
     finally:
         uninstall(es, alias)

@@ -7,7 +7,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.embeddings import StaticEmbedder
-from session_recall.indexer import Event, Submission, Writer
+from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import Searchers
 from tests.support.memory_eval import QUERIES, events, recall_at
 
@@ -19,10 +19,12 @@ KEY = b"memory-eval-cursor-key-32-bytes!"
 @pytest.fixture(scope="module")
 def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
     embedder = StaticEmbedder()
-    written = Writer(es, module_alias, embedder=embedder).write(
+    written = Writer(es, module_alias).write(
         Submission(Event.model_validate(event)) for event in events()
     )
     assert all(w.result.stored for w in written)
+    es.indices.refresh(index=module_alias)
+    enrich(es, module_alias, embedder)  # stems, context and vectors, as ingest and serve do
     es.indices.refresh(index=module_alias)
     return Searchers(es, module_alias, KEY, embedder=embedder)
 

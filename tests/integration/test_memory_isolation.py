@@ -1,8 +1,8 @@
 """memory_search never returns another user's event, in any mode, neighbours included.
 
 Every user holds near-duplicates of every other user's texts, in sessions with the
-same ids: only the user pin tells them apart, in the keyword query, in the kNN
-pre-filter and in the neighbour queries.
+same ids: only the user pin tells them apart, in the keyword query (over the text,
+its stems and its context), in the kNN pre-filter and in the neighbour queries.
 """
 
 import random
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
-from session_recall.indexer import Event, Submission, Writer
+from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import SEARCH_MODES, InvalidQuery, Searchers
 
 pytestmark = pytest.mark.integration
@@ -65,8 +65,11 @@ EVENTS, OWNERS = build()
 @pytest.fixture(scope="module")
 def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
     embedder = StaticEmbedder()
-    written = list(Writer(es, module_alias, embedder=embedder).write(map(Submission, EVENTS)))
+    written = list(Writer(es, module_alias).write(map(Submission, EVENTS)))
     assert all(w.result.stored for w in written)
+    es.indices.refresh(index=module_alias)
+    # Stems, context and vectors, in pages that cut across users and sessions.
+    assert enrich(es, module_alias, embedder, page_size=7).enriched == len(EVENTS)
     es.indices.refresh(index=module_alias)
     return Searchers(es, module_alias, KEY, embedder=embedder)
 

@@ -1,7 +1,7 @@
 """An alias of the single-index layout (one index behind a write alias, as releases
 before partitions made it) on a real node: readable after `setup`, then moved into
 partitions by the README's own commands, with nothing lost, nothing stored twice,
-replays still stored once, the same recall pages, and erasure and the backfill still
+replays still stored once, the same recall pages, and erasure and the enrichment still
 working. An interrupted move loses nothing and the next run finishes it."""
 
 import os
@@ -26,7 +26,7 @@ from session_recall.indexer import (
     Status,
     Submission,
     Writer,
-    backfill,
+    enrich,
     erase,
     to_document,
 )
@@ -193,18 +193,18 @@ def test_an_alias_of_the_single_index_layout_moves_into_partitions_by_the_readme
     vectors = {"exists": {"field": vector_field(EMBEDDER.model_id)}}
     assert es.count(index=alias, query=vectors)["count"] == COUNT
 
-    # Replays stay exact, recall serves the same pages, the backfill spans partitions.
+    # Replays stay exact, recall serves the same pages, the enrichment spans partitions.
     replay = _cli(es_url, alias, "ingest", str(source))
     assert replay == (0, f"Read {COUNT}, indexed 0, already present {COUNT}, rejected 0.\n")
     assert _pages(es, alias) == before
-    assert backfill(es, alias, EMBEDDER).missing == 0, "the moved vectors were kept"
+    # The replay's enrichment pass added stems and context; the moved vectors were kept.
+    assert enrich(es, alias, EMBEDDER).missing == 0
     other = StaticEmbedder(128)
-    code, output = _cli(
-        es_url, alias, "embed", "--backfill", env={"SESSION_RECALL_EMBEDDINGS_DIMS": "128"}
-    )
+    code, output = _cli(es_url, alias, "embed", env={"SESSION_RECALL_EMBEDDINGS_DIMS": "128"})
     assert (code, output) == (
         0,
-        f"Model {other.model_id}: {COUNT} event(s) lacked its vectors; {COUNT} embedded.\n",
+        f"{COUNT} event(s) awaited enrichment (stems, context, vectors of {other.model_id}); "
+        f"{COUNT} enriched.\n",
     )
     vectors = {"exists": {"field": vector_field(other.model_id)}}
     for index, count in _by_partition(alias).items():

@@ -1,0 +1,476 @@
+"""The enrichment pass: what a stored event gains after it is acknowledged.
+
+Storing an event is what `ingest` and `serve` acknowledge, at the speed of a bulk
+request; what an event gains from its neighbours and from a model comes after, here:
+
+- its **stems**: the English stems of its text (`core.stems`), so that keyword recall
+  matches word forms on a distribution without language analyzers;
+- its **context**: the stems of its text with its session's previous and next turn. A
+  turn's next neighbour arrives after it, so when an event is enriched, the turns on
+  either side of it that were enriched before get their context again, now with it;
+- its **vector**, from the configured embedder (`embedding_models` lists the models
+  that processed it; a text of punctuation alone has no vector).
+
+`enriched` lists the context rule's version (`CONTEXT_MARK`) once stems and context are
+there. Until then recall still finds the event by the words of its own text: the
+keyword list searches `text` beside the enriched fields, so no event is ever invisible.
+
+This distribution has no `_update_by_query`, so a pass pages through the pending events
+(`pending_query`) in the events' total order with `search_after` and sends bulk
+`update`s, routed like the events. It is idempotent and resumable by construction: an
+event is found only until its update lands, so a second pass, or a pass after a crash,
+starts where the first left off. An event erased meanwhile is not brought back (an
+update never creates). `follow` runs pass after pass, for `serve` and for
+`session-recall embed --follow` beside `ingest`.
+
+A model's first pass maps its vector field, with the model's dimensions; a model change
+is handled this way: the new model's vectors go to a field of their own.
+"""
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from elasticsearch import BadRequestError, Elasticsearch
+from pydantic import BaseModel
+
+from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
+from session_recall.core.stems import stems
+from session_recall.embeddings import (
+    MODELS_FIELD,
+    VECTORS_FIELD,
+    Embedder,
+    EmbeddingError,
+    vector_key,
+)
+from session_recall.indexer import bulk
+from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.errors import IndexerError, VectorFieldsMissing
+from session_recall.indexer.retry import RetryPolicy, call_with_retries
+from session_recall.indexer.vectors import mapped_models, vector_fields
+
+log = logging.getLogger(__name__)
+
+# The context rule's version: a new rule gets a new mark, and the pass redoes every event.
+CONTEXT_MARK = "context-1"
+ENRICHED_FIELD = "enriched"
+STEMS_FIELD = "stems"
+CONTEXT_FIELD = "context"
+# A page's texts are embedded in one call and its updates sent in one bulk request:
+# a few hundred keeps both well under a second and a retry cheap.
+DEFAULT_PAGE = 500
+# A follower tries a request a few times only: it tries again at its next pass, and a
+# shutdown never waits out a long backoff.
+FOLLOW_RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.1, max_backoff=1.0)
+# The turns on each side of an event that its context holds.
+CONTEXT_REACH = 2
+# What one neighbour adds to a context, at most: a tool's long output is a neighbour
+# too, and its first words say what it is about.
+_NEIGHBOUR_TERMS = 200
+# The turns of one session looked at between a page's first and last event of it.
+_SPAN = 10_000
+_SOURCE = ["text", "user_id", "session_id", MODELS_FIELD, ENRICHED_FIELD]
+
+_Hit = dict[str, Any]
+
+
+class EnrichmentSummary(BaseModel):
+    """Counts of a pass. `missing` is how many events were pending at its start."""
+
+    model: str | None = None
+    missing: int = 0
+    enriched: int = 0
+    no_vector: int = 0  # nothing to embed in the text (punctuation alone, say)
+    neighbours: int = 0  # turns enriched before whose context gained a new neighbour
+    gone: int = 0  # erased while the pass ran
+    failed: int = 0
+    embedder_error: str | None = None
+
+    @property
+    def done(self) -> int:
+        return self.enriched + self.gone + self.failed
+
+    def line(self) -> str:
+        what = f"stems, context, vectors of {self.model}" if self.model else "stems, context"
+        text = f"{self.missing} event(s) awaited enrichment ({what}); {self.enriched} enriched"
+        if self.no_vector:
+            text += f" ({self.no_vector} with nothing to embed)"
+        if self.neighbours:
+            text += f", {self.neighbours} neighbour(s) updated"
+        if self.gone:
+            text += f", {self.gone} erased meanwhile"
+        if self.failed:
+            text += f", {self.failed} failed (run it again)"
+        if self.embedder_error:
+            text += (
+                f"; the embedder failed ({self.embedder_error}): run `session-recall embed` "
+                "once it answers, for the vectors"
+            )
+        return text + "."
+
+
+def pending_query(model_id: str | None) -> dict[str, Any]:
+    """Events that lack the context rule's mark, or the model's vectors."""
+    lacking = [{"bool": {"must_not": [{"term": {ENRICHED_FIELD: CONTEXT_MARK}}]}}]
+    if model_id is not None:
+        lacking.append({"bool": {"must_not": [{"term": {MODELS_FIELD: model_id}}]}})
+    return {"bool": {"should": lacking, "minimum_should_match": 1}}
+
+
+def pending(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
+    """How many events of `alias` await enrichment (0 when the alias does not exist)."""
+    query = pending_query(embedder.model_id if embedder else None)
+    answer = client.count(index=alias, query=query, ignore_unavailable=True)
+    return int(answer["count"])
+
+
+def enrich(
+    client: Elasticsearch,
+    alias: str,
+    embedder: Embedder | None,
+    *,
+    page_size: int = DEFAULT_PAGE,
+    policy: RetryPolicy | None = None,
+    on_progress: Callable[[EnrichmentSummary], None] | None = None,
+    stop: threading.Event | None = None,
+) -> EnrichmentSummary:
+    """One pass: enrich every event of `alias` pending at its start (and those stored
+    meanwhile that sort after where it has got to).
+
+    When the embedder fails, the pass goes on with stems and context and says so in
+    `embedder_error`; the vectors come with a later pass. Raises `WriteUnavailable`
+    when Elasticsearch fails past the retry bound (what was done stays done).
+    """
+    policy = policy or RetryPolicy()
+    retrying = functools.partial(call_with_retries, policy=policy)
+    if embedder is not None:
+        retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
+    model_id = embedder.model_id if embedder else None
+    query = pending_query(model_id)
+    summary = EnrichmentSummary(model=model_id)
+    summary.missing = retrying(lambda: pending(client, alias, embedder), what="count the events")
+    if on_progress is not None:
+        on_progress(summary)
+    after: list[Any] | None = None
+    stats = BulkStats()
+    while stop is None or not stop.is_set():
+        page = functools.partial(
+            client.search,
+            index=alias,
+            query=query,
+            sort=event_order(),
+            size=page_size,
+            source_includes=_SOURCE,
+            track_total_hits=False,
+            search_after=after,
+            # A page missing a shard would end the pass early, as if all were done.
+            allow_partial_search_results=False,
+        )
+        hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
+        if not hits:
+            break
+        after = hits[-1]["sort"]
+        fields: dict[tuple[str, str], dict[str, Any]] = {_key(hit): {} for hit in hits}
+        by_key = {_key(hit): hit for hit in hits}
+        vectorless = _vectors(embedder, hits, fields, summary)
+        contexts = [hit for hit in hits if CONTEXT_MARK not in _listed(hit, ENRICHED_FIELD)]
+        neighbours: dict[tuple[str, str], _Hit] = {}
+        if contexts:
+            read = functools.partial(_sessions, client, alias, contexts)
+            sessions = retrying(read, what="read the sessions' turns")
+            neighbours = _contexts(contexts, sessions, fields)
+        fields = {key: doc for key, doc in fields.items() if doc}
+        targets = {**neighbours, **by_key}
+        actions = [_update(targets[key], key, doc) for key, doc in fields.items()]
+        responses = bulk.send(client, actions, policy=policy, stats=stats)
+        for key, response in zip(fields, responses, strict=True):
+            mine = key in by_key
+            if 200 <= response.status < 300:
+                if mine:
+                    summary.enriched += 1
+                    summary.no_vector += key in vectorless
+                else:
+                    summary.neighbours += 1
+            elif response.status == 404:
+                summary.gone += mine
+            elif mine:
+                summary.failed += 1
+        if on_progress is not None:
+            on_progress(summary)
+    return summary
+
+
+def follow(
+    client: Elasticsearch,
+    alias: str,
+    embedder: Embedder | None,
+    *,
+    stop: threading.Event,
+    wake: threading.Event | None = None,
+    poll_seconds: float = 1.0,
+    page_size: int = DEFAULT_PAGE,
+    policy: RetryPolicy | None = None,
+    on_pass: Callable[[EnrichmentSummary], None] | None = None,
+    on_progress: Callable[[EnrichmentSummary], None] | None = None,
+) -> None:
+    """Pass after pass until `stop` is set: the next pass starts when `wake` is set
+    (a writer stored events) or after `poll_seconds`. A pass that fails is logged
+    and tried again after the poll interval; the pass never gives up for good."""
+    wake = wake or threading.Event()
+    policy = policy or FOLLOW_RETRY
+    while not stop.is_set():
+        wake.clear()
+        try:
+            summary = enrich(
+                client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
+                on_progress=on_progress,
+            )  # fmt: skip
+        except Exception as err:  # a follower outlives any one failure
+            log.warning("enrichment pass failed (%s); trying again", err)
+            stop.wait(poll_seconds)
+            continue
+        if on_pass is not None:
+            on_pass(summary)
+        if summary.embedder_error or not summary.missing:
+            _wait(stop, wake, poll_seconds)
+
+
+class Enricher:
+    """`follow` in a thread of its own, for `serve` (and `ingest --follow`): started
+    and stopped as a context manager, woken by `wake()` when events were stored.
+    `pending` is the lag: how many events await enrichment, as last counted (None
+    before the first count)."""
+
+    def __init__(
+        self,
+        client: Elasticsearch,
+        alias: str,
+        embedder: Embedder | None,
+        *,
+        poll_seconds: float = 1.0,
+        page_size: int = DEFAULT_PAGE,
+    ) -> None:
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self.pending: int | None = None
+        self._thread = threading.Thread(
+            target=follow,
+            args=(client, alias, embedder),
+            kwargs={
+                "stop": self._stop,
+                "wake": self._wake,
+                "poll_seconds": poll_seconds,
+                "page_size": page_size,
+                "on_progress": self._progress,
+            },
+            name="session-recall-enricher",
+            daemon=True,
+        )
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _progress(self, summary: EnrichmentSummary) -> None:
+        self.pending = max(summary.missing - summary.done, 0)
+
+    def __enter__(self) -> "Enricher":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+def _wait(stop: threading.Event, wake: threading.Event, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not stop.is_set() and not wake.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        wake.wait(min(left, 0.1))
+
+
+def _vectors(
+    embedder: Embedder | None,
+    hits: list[_Hit],
+    fields: dict[tuple[str, str], dict[str, Any]],
+    summary: EnrichmentSummary,
+) -> set[tuple[str, str]]:
+    """Add the vectors the page lacks to `fields`; the keys of texts with none."""
+    if embedder is None or summary.embedder_error:  # failed in this pass: try the next
+        return set()
+    lacking = [hit for hit in hits if embedder.model_id not in _listed(hit, MODELS_FIELD)]
+    if not lacking:
+        return set()
+    try:
+        vectors = embedder.embed([hit["_source"].get("text", "") for hit in lacking])
+    except EmbeddingError as err:
+        summary.embedder_error = err.message
+        return set()
+    empty = set()
+    for hit, vector in zip(lacking, vectors, strict=True):
+        doc = vector_fields(embedder, vector)
+        doc[MODELS_FIELD] = sorted({*_listed(hit, MODELS_FIELD), embedder.model_id})
+        fields[_key(hit)].update(doc)
+        if vector is None:
+            empty.add(_key(hit))
+    return empty
+
+
+@dataclass(frozen=True)
+class _Window:
+    turns: list[_Hit]
+    first: bool  # it starts at the session's first turn
+    last: bool  # it ends at the session's last turn
+
+
+def _sessions(
+    client: Elasticsearch, alias: str, hits: list[_Hit]
+) -> dict[tuple[str, str], _Window]:
+    """Each session of `hits`: its turns in order, from twice `CONTEXT_REACH` before the
+    page's first of it to as many after its last (one `msearch`), and whether they
+    reach the session's first turn and its last (fewer were found than asked for)."""
+    spans: dict[tuple[str, str], list[_Hit]] = {}
+    for hit in hits:
+        source = hit["_source"]
+        spans.setdefault((source["user_id"], source["session_id"]), []).append(hit)
+    searches: list[dict[str, Any]] = []
+    ascending = event_order()
+    descending = [{field: "desc" for field in key} for key in ascending]
+    for (user, session), mine in spans.items():
+        scope = [{"term": {"user_id": user}}, {"term": {"session_id": session}}]
+        first, last = mine[0]["sort"], mine[-1]["sort"]
+        bounds = {
+            "gte": Instant(first[0]).to_elasticsearch(),
+            "lte": Instant(last[0]).to_elasticsearch(),
+        }
+        span = {"range": {"timestamp": bounds}}
+        head = {"index": alias, "routing": user, "allow_partial_search_results": False}
+        common = {"_source": ["text", ENRICHED_FIELD], "track_total_hits": False}
+        searches += [
+            head,
+            {**common, "query": {"bool": {"filter": scope}}, "sort": descending,
+             "search_after": first, "size": 2 * CONTEXT_REACH},
+            head,
+            {**common, "query": {"bool": {"filter": [*scope, span]}}, "sort": ascending,
+             "size": _SPAN},
+            head,
+            {**common, "query": {"bool": {"filter": scope}}, "sort": ascending,
+             "search_after": last, "size": 2 * CONTEXT_REACH},
+        ]  # fmt: skip
+    answers = client.msearch(searches=searches).body["responses"]
+    sessions: dict[tuple[str, str], _Window] = {}
+    for i, key in enumerate(spans):
+        found: dict[tuple[str, str], _Hit] = {}
+        looks = answers[3 * i : 3 * i + 3]
+        for answer in looks:
+            if "error" in answer:
+                raise IndexerError(f"Reading a session's turns failed: {answer['error']}.")
+            for turn in answer["hits"]["hits"]:
+                found[_key(turn)] = turn
+        before, after = (len(looks[j]["hits"]["hits"]) for j in (0, 2))
+        turns = sorted(found.values(), key=lambda turn: turn["sort"])
+        sessions[key] = _Window(turns, before < 2 * CONTEXT_REACH, after < 2 * CONTEXT_REACH)
+    return sessions
+
+
+def _contexts(
+    hits: list[_Hit],
+    sessions: dict[tuple[str, str], _Window],
+    fields: dict[tuple[str, str], dict[str, Any]],
+) -> dict[tuple[str, str], _Hit]:
+    """Add stems, context and the mark of each of `hits` to `fields`, and the new
+    context of each turn beside one of them that was enriched before; those turns."""
+    mine = {_key(hit): hit for hit in hits}
+    neighbours: dict[tuple[str, str], _Hit] = {}
+    reach = CONTEXT_REACH
+    for window in sessions.values():
+        turns = window.turns
+        terms = [stems(turn["_source"].get("text", "")) for turn in turns]
+        for i, turn in enumerate(turns):
+            key = _key(turn)
+            if key in mine:
+                fields[key].update(
+                    {
+                        STEMS_FIELD: terms[i],
+                        CONTEXT_FIELD: _context(terms, i),
+                        ENRICHED_FIELD: sorted({*_listed(mine[key], ENRICHED_FIELD), CONTEXT_MARK}),
+                    }
+                )
+                continue
+            beside = any(_key(t) in mine for t in turns[max(i - reach, 0) : i + reach + 1])
+            # Its own neighbours are all in the window (or it is at the session's end).
+            inside = (i >= reach or window.first) and (i + reach < len(turns) or window.last)
+            if beside and inside and CONTEXT_MARK in _listed(turn, ENRICHED_FIELD):
+                fields.setdefault(key, {})[CONTEXT_FIELD] = _context(terms, i)
+                neighbours[key] = turn
+    return neighbours
+
+
+def _context(terms: list[str], i: int) -> str:
+    reach = CONTEXT_REACH
+    before = [_head(t) for t in terms[max(i - reach, 0) : i]]
+    after = [_head(t) for t in terms[i + 1 : i + 1 + reach]]
+    return " ".join(part for part in [*before, terms[i], *after] if part)
+
+
+def _head(terms: str) -> str:
+    return " ".join(terms.split(" ", _NEIGHBOUR_TERMS)[:_NEIGHBOUR_TERMS])
+
+
+def _listed(hit: _Hit, field: str) -> list[str]:
+    value = hit["_source"].get(field) or []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _key(hit: _Hit) -> tuple[str, str]:
+    return (str(hit["_index"]), str(hit["_id"]))
+
+
+def _update(hit: _Hit, key: tuple[str, str], doc: dict[str, Any]) -> bulk.Action:
+    target = {"_index": key[0], "_id": key[1], "retry_on_conflict": 3}
+    if hit.get("_routing") is not None:
+        target["routing"] = hit["_routing"]
+    return {"update": target}, orjson.dumps({"doc": doc}, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def map_vector_field(client: Elasticsearch, alias: str, embedder: Embedder) -> None:
+    """Map the model's vector field on every index of the alias, with its dimensions.
+
+    Done before the first update, so that a model whose first events have nothing to
+    embed still has its field, and ingestion with it is allowed (see `check_index`).
+    The field is mapped as the index's own dynamic template for vectors says (the
+    mapping `setup` installed), with the dimensions made explicit.
+    """
+    mapped_models(client, alias)  # raises for an index that predates the vector fields
+    mappings = client.indices.get_mapping(index=alias).body
+    for index, entry in sorted(mappings.items()):
+        template = _vector_template(entry.get("mappings", {}))
+        field = {**template, "dims": embedder.dims}
+        properties = {VECTORS_FIELD: {"properties": {vector_key(embedder.model_id): field}}}
+        try:
+            client.indices.put_mapping(index=index, properties=properties)
+        except BadRequestError as err:
+            raise IndexerError(
+                f"The vector field of {embedder.model_id!r} exists in {index} with another "
+                f"shape: {err.error}.",
+                hint="The model's output size changed: give it another model id.",
+            ) from None
+
+
+def _vector_template(mappings: dict[str, Any]) -> dict[str, Any]:
+    for entry in mappings.get("dynamic_templates", []):
+        for template in entry.values():
+            if template.get("path_match") == f"{VECTORS_FIELD}.*":
+                return dict(template["mapping"])
+    raise VectorFieldsMissing(
+        "The index has no template for vector fields: it was made by an earlier release.",
+        hint="Run `session-recall setup` once; it adds them to the existing indices.",
+    )

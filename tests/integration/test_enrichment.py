@@ -1,0 +1,184 @@
+"""The enrichment pass on the real node: stems and context fill in after an event is
+stored, a neighbour that arrives later reaches the turns before it, contexts never mix
+users or sessions, an event not enriched yet is still found by its own words, and the
+pass resumes where it stopped. `serve` enriches in the background and reports the lag;
+`ingest` enriches once it has stored, and `embed --status` / `embed` show and close it."""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from elasticsearch import Elasticsearch
+from starlette.testclient import TestClient
+
+from session_recall.cli import main
+from session_recall.config import Settings
+from session_recall.core.instant import Instant
+from session_recall.core.stems import stems
+from session_recall.embeddings import StaticEmbedder
+from session_recall.http import create_app
+from session_recall.indexer import Event, Submission, Writer, enrich, pending
+from session_recall.indexer.enrichment import CONTEXT_MARK
+from session_recall.recall import Searchers
+from tests.support.ndjson import write_ndjson
+
+pytestmark = pytest.mark.integration
+
+KEY = b"enrichment-test-cursor-key-32b!!"
+START = Instant.parse("2026-06-01T10:00:00Z").nanos
+
+
+def turn(n: int, text: str, *, user: str = "alice", session: str = "s", at: float | None = None):
+    seconds = n if at is None else at
+    return Event(
+        event_id=f"{user}-{session}-{n}",
+        user_id=user,
+        session_id=session,
+        timestamp=Instant(START + int(seconds * 10**9)),
+        type="user_message",
+        text=text,
+    )
+
+
+def store(es: Elasticsearch, alias: str, *events: Event) -> None:
+    assert all(w.result.stored for w in Writer(es, alias).write(map(Submission, events)))
+    es.indices.refresh(index=alias)
+
+
+def enriched(es: Elasticsearch, alias: str) -> dict[str, dict]:
+    """Each stored event's enriched fields, by event id."""
+    es.indices.refresh(index=alias)
+    hits = es.search(index=alias, size=100, query={"match_all": {}})["hits"]["hits"]
+    return {hit["_source"]["event_id"]: hit["_source"] for hit in hits}
+
+
+def test_context_holds_the_turns_around_and_gains_later_neighbours(es: Elasticsearch, alias: str):
+    store(es, alias, turn(1, "alpha apples"), turn(2, "bravo bananas"))
+    assert enrich(es, alias, None).enriched == 2
+    docs = enriched(es, alias)
+    assert docs["alice-s-2"]["context"] == "alpha appl bravo banana"
+    assert docs["alice-s-2"]["stems"] == "bravo banana"
+    assert docs["alice-s-1"]["enriched"] == [CONTEXT_MARK]
+
+    # A later turn, and one stored late between the first two.
+    store(es, alias, turn(3, "charlie cherries"), turn(15, "delta dates", at=1.5))
+    summary = enrich(es, alias, None)
+    assert (summary.missing, summary.enriched) == (2, 2) and summary.neighbours == 2
+    docs = enriched(es, alias)
+    assert docs["alice-s-1"]["context"] == "alpha appl delta date bravo banana"
+    assert docs["alice-s-2"]["context"] == "alpha appl delta date bravo banana charli cherri"
+    assert docs["alice-s-3"]["context"] == "delta date bravo banana charli cherri"
+    assert enrich(es, alias, None).missing == 0, "nothing is left to do"
+
+
+def test_contexts_never_mix_users_or_sessions(es: Elasticsearch, alias: str):
+    # Interleaved in time, with the same session id for both users.
+    store(
+        es,
+        alias,
+        *[turn(n, f"alice{n}word", at=2 * n) for n in range(5)],
+        *[turn(n, f"bob{n}word", user="bob", at=2 * n + 1) for n in range(5)],
+        *[turn(n, f"other{n}word", session="s2", at=2 * n + 0.5) for n in range(5)],
+    )
+    enrich(es, alias, None, page_size=3)  # pages that cut across users and sessions
+    for event_id, doc in enriched(es, alias).items():
+        owner = f"{doc['user_id']}-{doc['session_id']}"
+        prefix = {"alice-s": "alice", "bob-s": "bob", "alice-s2": "other"}[owner]
+        assert event_id.startswith(owner)
+        assert doc["context"] and all(t.startswith(prefix) for t in doc["context"].split())
+
+
+def test_an_event_is_found_by_its_words_before_enrichment_and_by_word_forms_after(
+    es: Elasticsearch, alias: str
+):
+    store(
+        es,
+        alias,
+        turn(1, "We are researching adoption agencies for next spring."),
+        turn(2, "Lunch was great today."),
+    )
+    searcher = Searchers(es, alias, KEY).memory(user_id="alice")
+
+    def found(query: str) -> list[str]:
+        return [hit.event.event_id for hit in searcher.search(query, mode="keyword").hits]
+
+    assert found("researching agencies")[:1] == ["alice-s-1"], "found by its own words"
+    assert found("research agency") == [], "no word form matches before enrichment"
+    enrich(es, alias, None)
+    es.indices.refresh(index=alias)
+    assert found("research agency")[:1] == ["alice-s-1"]
+    assert found("which agency did they research?")[:1] == ["alice-s-1"]
+
+
+def test_a_pass_resumes_where_it_stopped_and_vectors_come_with_it(es: Elasticsearch, alias: str):
+    store(es, alias, *[turn(n, f"turn number {n} about topic{n % 7}") for n in range(30)])
+    embedder = StaticEmbedder()
+    stop = threading.Event()
+    first = enrich(es, alias, embedder, page_size=10, stop=stop, on_progress=_stop_at(stop, 10))
+    assert (first.missing, first.enriched) == (30, 10)
+    es.indices.refresh(index=alias)
+    assert pending(es, alias, embedder) == 20
+
+    second = enrich(es, alias, embedder, page_size=10)
+    assert (second.missing, second.enriched, second.failed) == (20, 20, 0)
+    es.indices.refresh(index=alias)
+    assert pending(es, alias, embedder) == 0
+    docs = enriched(es, alias).values()
+    assert all(embedder.model_id in doc["embedding_models"] for doc in docs)
+    assert all(doc["enriched"] == [CONTEXT_MARK] for doc in docs)
+
+
+def _stop_at(stop: threading.Event, count: int):
+    def check(summary) -> None:
+        if summary.done >= count:
+            stop.set()
+
+    return check
+
+
+def test_serve_enriches_in_the_background_and_reports_the_lag(
+    settings: Settings, es: Elasticsearch, alias: str
+):
+    events = [turn(n, f"we keep researching option {n}").model_dump(mode="json") for n in range(40)]
+    with TestClient(create_app(settings)) as web:
+        assert web.post("/v1/events?refresh=wait_for", json=events).status_code == 200
+        deadline = time.monotonic() + 60
+        while True:
+            ready = web.get("/readyz").json()
+            if ready.get("enrichment_pending") == 0 and pending(es, alias, None) == 0:
+                break
+            assert time.monotonic() < deadline, f"still pending: {ready}"
+            time.sleep(0.2)
+    assert ready["status"] == "ready"
+    es.indices.refresh(index=alias)
+    docs = enriched(es, alias).values()
+    assert len(docs) == 40 and all(stems("researching") in doc["stems"] for doc in docs)
+
+
+def test_ingest_enriches_once_stored_and_embed_shows_and_closes_the_lag(
+    es_url: str, es: Elasticsearch, alias: str, tmp_path: Path
+):
+    events = [
+        turn(n, f"the flight to Lisbon, option {n}").model_dump(mode="json") for n in range(25)
+    ]
+    source = write_ndjson(tmp_path / "events.ndjson", events)
+    run = CliRunner().invoke
+    base = ["--index", alias, "--es-url", es_url]
+    dead = ["--dead-letter", str(tmp_path / "dead.ndjson")]
+
+    result = run(main, [*base, "ingest", str(source), *dead, "--no-enrich"])
+    assert result.exit_code == 0, result.output
+    result = run(main, [*base, "embed", "--status"])
+    assert result.exit_code == 0 and "25 event(s) await enrichment" in result.output
+    result = run(main, [*base, "embed"])
+    assert result.exit_code == 0 and "25 enriched" in result.output, result.output
+    assert "0 event(s) await" in run(main, [*base, "embed", "--status"]).output
+
+    more = [
+        turn(n, f"the train to Porto, option {n}").model_dump(mode="json") for n in range(25, 30)
+    ]
+    result = run(main, [*base, "ingest", str(write_ndjson(tmp_path / "more.ndjson", more)), *dead])
+    assert result.exit_code == 0, result.output
+    assert "0 event(s) await" in run(main, [*base, "embed", "--status"]).output
