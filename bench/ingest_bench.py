@@ -102,10 +102,19 @@ def session_recall_command() -> list[str]:
 
 
 def run_ours(
-    es_url: str, alias: str, path: Path, events: int, home: Path, *, embedder: str = "none"
+    es_url: str,
+    alias: str,
+    path: Path,
+    events: int,
+    home: Path,
+    *,
+    embedder: str = "none",
+    enrich: bool = False,
 ) -> IngestRun:
     """`embedder` is SESSION_RECALL_EMBEDDER for the run: none by default, so that ours
-    and raw `_bulk` store the same documents; `bench.semantic` runs it with static."""
+    and raw `_bulk` store the same documents; `bench.semantic` runs it with static.
+    Without `enrich`, the command stores and stops (`--no-enrich`): what it
+    acknowledges, timed apart from the enrichment pass (`run_enrichment`)."""
     dead_letter = home / f"{alias}-dead-letter.ndjson"
     command = [
         *session_recall_command(),
@@ -119,7 +128,15 @@ def run_ours(
         str(path),
         "--dead-letter",
         str(dead_letter),
+        *([] if enrich else ["--no-enrich"]),
     ]
+    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+
+
+def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder: str) -> IngestRun:
+    """`session-recall embed`: one enrichment pass over what `alias` holds."""
+    command = [*session_recall_command(), "--es-url", es_url, "--index", alias]
+    command += ["--home", str(home), "embed"]
     return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from bench import generate, ingest_bench, report, sections
 from bench.timing import Samples
 from session_recall.embeddings import StaticEmbedder
+from session_recall.indexer import pending
 from session_recall.recall import Searchers
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ END = "<!-- /semantic recall -->"
 _KEY = b"bench-semantic-cursor-key-32byte"
 _TARGET_RATIO = 2.0
 _TARGET_INGEST = 5_000
+_TARGET_MS = 60
+_TARGET_ACK = 0.8
 
 
 def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
@@ -49,15 +52,31 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
     home = config.work_dir / "home"
     home.mkdir(parents=True, exist_ok=True)
     startup = _startup_s(run, data, home)
-    run.log(f"session-recall ingest (static embedder) {data.path.name} -> {alias}")
+
+    # The same file, stored with no embedder at all: what the default is held against.
+    bare = run.alias(f"sem-{label.lower()}-none")
+    run.log(f"session-recall ingest (no embedder) {data.path.name} -> {bare}")
+    none = ingest_bench.run_ours(run.es_url, bare, data.path, data.events, home)
+    run.log(f"  {none.events_per_s:,.0f} events/s ({none.seconds:.1f} s)")
+    run.drop(bare)
+
+    run.log(f"session-recall ingest (default: static embedder) {data.path.name} -> {alias}")
     load = round(os.getloadavg()[0], 2)
     ingest = ingest_bench.run_ours(
         run.es_url, alias, data.path, data.events, home, embedder="static"
     )
     run.settle(alias, data.events)
+    lag = _pending(run, alias)
     run.log(
-        f"  {ingest.events_per_s:,.0f} events/s ({ingest.seconds:.1f} s, of which start-up "
-        f"{startup:.1f} s); {ingest.output}"
+        f"  stored and acknowledged: {ingest.events_per_s:,.0f} events/s ({ingest.seconds:.1f} s, "
+        f"of which start-up {startup:.1f} s); {lag:,} await enrichment; {ingest.output}"
+    )
+    enriched = ingest_bench.run_enrichment(run.es_url, alias, data.events, home, embedder="static")
+    run.client.indices.refresh(index=alias)
+    left = _pending(run, alias)
+    run.log(
+        f"  enrichment pass: {enriched.events_per_s:,.0f} events/s ({enriched.seconds:.1f} s); "
+        f"{left:,} left; {enriched.output}"
     )
     searchers = Searchers(run.client, alias, _KEY, embedder=StaticEmbedder())
     searcher = searchers.memory(user_id=generate.HEAVY_USER)
@@ -76,8 +95,14 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
             "load_average": load,
             "startup_s": startup,
         },
+        "ingest_none": none.to_json(),
+        "enrichment": {**enriched.to_json(), "lag": lag, "left": left},
         "latency": latency,
     }
+
+
+def _pending(run: "Run", alias: str) -> int:
+    return pending(run.client, alias, StaticEmbedder())
 
 
 def _startup_s(run: "Run", data: generate.Summary, home: Path) -> float:
@@ -120,13 +145,24 @@ def section(results: dict[str, Any]) -> str:
         "| --- | --- | --- |",
     ]
     largest = sizes[-1]
-    ratio = largest["latency"]["hybrid"]["p50_ms"] / largest["latency"]["keyword"]["p50_ms"]
+    at = report.size_label(largest["heavy_events"])
+    hybrid, keyword = (largest["latency"][m]["p50_ms"] for m in ("hybrid", "keyword"))
+    ratio = hybrid / keyword
     lines.append(
-        f"| hybrid p50 at most {_TARGET_RATIO:g}x keyword p50 at "
-        f"{report.size_label(largest['heavy_events'])} | "
-        f"{largest['latency']['hybrid']['p50_ms']:.2f} / "
-        f"{largest['latency']['keyword']['p50_ms']:.2f} ms = {ratio:.2f}x | "
+        f"| hybrid (the default) p50 at most {_TARGET_RATIO:g}x keyword p50 at {at} | "
+        f"{hybrid:.2f} / {keyword:.2f} ms = {ratio:.2f}x | "
         f"{'met' if ratio <= _TARGET_RATIO else '**missed**'} |"
+    )
+    lines.append(
+        f"| hybrid p50 at most {_TARGET_MS} ms at {at} | {hybrid:.2f} ms | "
+        f"{'met' if hybrid <= _TARGET_MS else '**missed**'} |"
+    )
+    acked = [s["ingest"]["events_per_s"] / s["ingest_none"]["events_per_s"] for s in sizes]
+    lines.append(
+        f"| ingest with the default configuration acknowledges at least {_TARGET_ACK:g}x the "
+        f"rate with no embedder (each size, one run) | "
+        + ", ".join(f"{r:.2f}x" for r in acked)
+        + f" | {'met' if min(acked) >= _TARGET_ACK else '**missed**'} |"
     )
     # A rate is judged on runs long enough for the command's start-up (imports, the
     # model, the node's checks: about a second) to be under a tenth of them; a shorter
@@ -134,66 +170,60 @@ def section(results: dict[str, Any]) -> str:
     sustained = [s for s in sizes if _startup_share(s["ingest"]) < 0.1] or sizes
     slowest = min(sustained, key=lambda s: s["ingest"]["events_per_s"])
     rate = slowest["ingest"]["events_per_s"]
-    shorter = [s for s in sizes if s not in sustained]
-    aside = "".join(
-        f"; {report.size_label(s['heavy_events'])}: {s['ingest']['events_per_s']:,.0f} end to "
-        f"end, {_startup_share(s['ingest']):.0%} of it start-up"
-        for s in shorter
-    )
     lines.append(
         f"| ingest with the default embedder at least {_TARGET_INGEST:,} events/s | "
-        f"{rate:,.0f} events/s (slowest run with start-up under a tenth of it{aside}) | "
+        f"{rate:,.0f} events/s (slowest run with start-up under a tenth of it) | "
         f"{'met' if rate >= _TARGET_INGEST else '**missed**'} |"
     )
     if largest["heavy_events"] < 1_000_000:
         lines.append(
-            f"| (the target is set at 1M events; this run stopped at "
-            f"{report.size_label(largest['heavy_events'])}) | | not measured |"
+            f"| (the targets are set at 1M events; this run stopped at {at}) | | not measured |"
         )
     lines += [
         "",
-        "| history | ingest (static embedder) | of which start-up | after start-up | "
-        "load average | CPU µs/event | peak RSS | "
+        "| history | ingest, no embedder | ingest, default (acknowledged) | default / none | "
+        "lag after the load | enrichment pass | "
         + " | ".join(f"{mode} p50 / p95" for mode in MODES)
         + " | hybrid / keyword (p50) |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+        "| ---: | ---: | ---: | ---: | ---: | ---: | "
         + " | ".join("---:" for _ in MODES)
         + " | ---: |",
     ]
-    for size in sizes:
-        ingest, latency = size["ingest"], size["latency"]
+    for size, ack in zip(sizes, acked, strict=True):
+        ingest, none, latency = size["ingest"], size["ingest_none"], size["latency"]
+        enriched = size["enrichment"]
         cells = [f"{latency[m]['p50_ms']:.2f} / {latency[m]['p95_ms']:.2f}" for m in MODES]
         lines.append(
             f"| {report.size_label(size['heavy_events'])} ({size['events']:,} events) | "
+            f"{none['events_per_s']:,.0f} events/s ({none['seconds']:.1f} s) | "
             f"{ingest['events_per_s']:,.0f} events/s ({ingest['seconds']:.1f} s) | "
-            f"{_startup_cells(ingest)} | "
-            f"{ingest.get('load_average', '')} | {ingest['cpu_us_per_event']:.0f} | "
-            f"{ingest['peak_rss_mb']:.0f} MB | "
+            f"{ack:.2f}x | {enriched['lag']:,} events | "
+            f"{enriched['events_per_s']:,.0f} events/s ({enriched['seconds']:.1f} s) | "
             + " | ".join(cells)
             + f" | {latency['hybrid']['p50_ms'] / latency['keyword']['p50_ms']:.2f}x |"
         )
     lines += [
         "",
-        "Milliseconds, wall time per memory_search call from Python (the two `msearch` "
+        "Ingest: `session-recall ingest FILE --no-enrich` as a subprocess, start to exit "
+        "(start-up included), with `SESSION_RECALL_EMBEDDER=none` and then with the default "
+        "(`static`): it stores the events and acknowledges them (the checkpoint), the same "
+        "work either way since vectors left the acknowledgement path. A default `ingest` "
+        "then runs the enrichment pass, timed here apart as `session-recall embed`: each "
+        "event's stems, its context (the two turns on each side) and its "
+        f"{StaticEmbedder().dims}-dimension vector (int8 HNSW, m 8, ef_construction 32). "
+        "The lag is how many events await enrichment once the load is stored; memory_search "
+        "finds them by their own words meanwhile (tests/integration/test_enrichment.py).",
+        "",
+        "memory_search: milliseconds, wall time per call from Python (the two `msearch` "
         "round trips: the ranked lists, then the neighbours), ten hits with one event of "
         f"context each, {results['reps']} calls per mode after {results['warmup']} untimed "
-        f"ones, rotating over {len(QUESTIONS)} natural-language questions. Hybrid sends the "
+        f"ones, rotating over {len(QUESTIONS)} natural-language questions, for the heavy "
+        "user. Keyword searches the text, its stems and its context; hybrid sends the "
         "keyword and kNN searches (50 deep each) in one `msearch` and fuses them in the "
-        "client. Ingest: `session-recall ingest FILE` with `SESSION_RECALL_EMBEDDER=static` "
-        "as a subprocess, start to exit, every event stored with its "
-        f"{StaticEmbedder().dims}-dimension vector (int8 HNSW, m 8, ef_construction 32); "
-        "CPU is the command's own; the load average (1 min, 2 cores) is the one at its start.",
+        "client.",
         END,
     ]
     return "\n".join(lines) + "\n"
-
-
-def _startup_cells(ingest: dict[str, Any]) -> str:
-    startup = ingest.get("startup_s")
-    if startup is None or startup >= ingest["seconds"]:
-        return " | "
-    rest = ingest["events"] / (ingest["seconds"] - startup)
-    return f"{startup:.1f} s | {rest:,.0f} events/s"
 
 
 def _startup_share(ingest: dict[str, Any]) -> float:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from elasticsearch import BadRequestError, Elasticsearch
+from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 from pydantic import BaseModel
 
 from session_recall.core.instant import Instant
@@ -68,6 +68,8 @@ DEFAULT_PAGE = 500
 # A follower tries a request a few times only: it tries again at its next pass, and a
 # shutdown never waits out a long backoff.
 FOLLOW_RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.1, max_backoff=1.0)
+# The longest wait between two passes that failed: one log line a minute at most.
+_MAX_PAUSE_S = 60.0
 # The turns on each side of an event that its context holds.
 CONTEXT_REACH = 2
 # What one neighbour adds to a context, at most: a tool's long output is a neighbour
@@ -149,6 +151,7 @@ def enrich(
     """
     policy = policy or RetryPolicy()
     retrying = functools.partial(call_with_retries, policy=policy)
+    retrying(lambda: _check_fields(client, alias), what="read the mapping")
     if embedder is not None:
         retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
     model_id = embedder.model_id if embedder else None
@@ -206,6 +209,22 @@ def enrich(
     return summary
 
 
+def _check_fields(client: Elasticsearch, alias: str) -> None:
+    """Raise `IndexerError` when an index of `alias` lacks the enriched fields: it was
+    made by an earlier release, and every update would be refused (strict mapping)."""
+    try:
+        mappings = client.indices.get_mapping(index=alias).body
+    except NotFoundError:
+        return  # nothing to enrich: the pass finds no event
+    for index, entry in sorted(mappings.items()):
+        if CONTEXT_FIELD not in entry.get("mappings", {}).get("properties", {}):
+            raise IndexerError(
+                f"The index {index} has no fields for stems and context: an earlier "
+                "release made it.",
+                hint="Run `session-recall setup` once; it adds them to the existing indices.",
+            )
+
+
 def follow(
     client: Elasticsearch,
     alias: str,
@@ -224,6 +243,7 @@ def follow(
     and tried again after the poll interval; the pass never gives up for good."""
     wake = wake or threading.Event()
     policy = policy or FOLLOW_RETRY
+    failures = 0
     while not stop.is_set():
         wake.clear()
         try:
@@ -232,9 +252,12 @@ def follow(
                 on_progress=on_progress,
             )  # fmt: skip
         except Exception as err:  # a follower outlives any one failure
-            log.warning("enrichment pass failed (%s); trying again", err)
-            stop.wait(poll_seconds)
+            failures += 1
+            pause = min(poll_seconds * 2**failures, _MAX_PAUSE_S)
+            log.warning("enrichment pass failed (%s); trying again in %.0f s", err, pause)
+            stop.wait(pause)
             continue
+        failures = 0
         if on_pass is not None:
             on_pass(summary)
         if summary.embedder_error or not summary.missing:
@@ -243,7 +266,8 @@ def follow(
 
 class Enricher:
     """`follow` in a thread of its own, for `serve` (and `ingest --follow`): started
-    and stopped as a context manager, woken by `wake()` when events were stored.
+    and stopped as a context manager, woken by `wake()` when events were stored;
+    `on_pass` is called after each pass.
     `pending` is the lag: how many events await enrichment, as last counted (None
     before the first count)."""
 
@@ -255,23 +279,36 @@ class Enricher:
         *,
         poll_seconds: float = 1.0,
         page_size: int = DEFAULT_PAGE,
+        on_pass: Callable[[EnrichmentSummary], None] | None = None,
     ) -> None:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self.pending: int | None = None
-        self._thread = threading.Thread(
-            target=follow,
-            args=(client, alias, embedder),
-            kwargs={
-                "stop": self._stop,
-                "wake": self._wake,
-                "poll_seconds": poll_seconds,
-                "page_size": page_size,
-                "on_progress": self._progress,
-            },
-            name="session-recall-enricher",
-            daemon=True,
+        self._embedder = embedder
+        self._follow = functools.partial(
+            follow,
+            client,
+            alias,
+            embedder,
+            stop=self._stop,
+            wake=self._wake,
+            poll_seconds=poll_seconds,
+            page_size=page_size,
+            on_progress=self._progress,
         )
+        self._thread = threading.Thread(
+            target=self._run, name="session-recall-enricher", daemon=True
+        )
+
+    def _run(self) -> None:
+        # The model loads at start, not with the first events: its memory is part of
+        # the process's footprint from then on, and the first writes never wait on it.
+        if self._embedder is not None:
+            try:
+                self._embedder.embed(["warm up"])
+            except EmbeddingError as err:
+                log.warning("the embedder does not answer yet (%s); enriching without it", err)
+        self._follow()
 
     def wake(self) -> None:
         self._wake.set()

@@ -195,8 +195,8 @@ def _enrich(client: Elasticsearch, alias: str, embedder: Embedder | None) -> Non
         client.indices.refresh(index=alias)
     except SessionRecallError as err:
         click.echo(
-            f"Warning: the events are stored, but enriching them failed ({err.message}); "
-            "run `session-recall embed` to finish.",
+            f"Warning: the events are stored, but enriching them failed ({err}); "
+            "then run `session-recall embed` to finish.",
             err=True,
         )
         return

@@ -28,6 +28,7 @@ from session_recall.embedders import embedder_for
 from session_recall.http.app import RouteGroup, Services, WriteHealth
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
+from session_recall.http.memory import give_back
 from session_recall.http.openapi import ref
 from session_recall.http.query import read_query
 from session_recall.indexer import (
@@ -47,7 +48,7 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enrichment import Enricher
+from session_recall.indexer.enrichment import Enricher, EnrichmentSummary
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
 from session_recall.indexer.results import refusal
@@ -81,6 +82,11 @@ class EventsOptions(BaseModel):
     refresh: Refresh | None = None
 
 
+def _give_back_after(summary: EnrichmentSummary) -> None:
+    if summary.enriched:
+        give_back()
+
+
 def events_group(
     services: Services,
     *,
@@ -96,8 +102,14 @@ def events_group(
     # Events are stored at no-vector speed; the enricher adds stems, context and
     # vectors in the background (see `indexer.enrichment`).
     writer = Writer(services.client, services.settings.index, options=options)
+    # Memory the pass freed goes back to the system, as a burst of bodies' does.
     enricher = (
-        Enricher(services.client, services.settings.index, embedder_for(services.settings))
+        Enricher(
+            services.client,
+            services.settings.index,
+            embedder_for(services.settings),
+            on_pass=_give_back_after,
+        )
         if services.enrich
         else None
     )

@@ -6,6 +6,7 @@ pass resumes where it stopped. `serve` enriches in the background and reports th
 
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,10 @@ from session_recall.embeddings import StaticEmbedder
 from session_recall.http import create_app
 from session_recall.indexer import Event, Submission, Writer, enrich, pending
 from session_recall.indexer.enrichment import CONTEXT_MARK
+from session_recall.indexer.errors import IndexerError
+from session_recall.mappings import mapping_update
 from session_recall.recall import Searchers
+from session_recall.templates import install, uninstall
 from tests.support.ndjson import write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -182,3 +186,23 @@ def test_ingest_enriches_once_stored_and_embed_shows_and_closes_the_lag(
     result = run(main, [*base, "ingest", str(write_ndjson(tmp_path / "more.ndjson", more)), *dead])
     assert result.exit_code == 0, result.output
     assert "0 event(s) await" in run(main, [*base, "embed", "--status"]).output
+
+
+def test_an_index_of_an_earlier_release_is_named_until_setup_adds_the_fields(
+    es: Elasticsearch,
+):
+    alias = f"t-pre-enrichment-{uuid.uuid4().hex[:8]}"
+    mapped = mapping_update()["properties"]
+    old = {k: v for k, v in mapped.items() if k not in ("stems", "context", "enriched")}
+    legacy = f"{alias}-000001"
+    mappings = {"dynamic": "strict", "_routing": {"required": True}, "properties": old}
+    es.indices.create(index=legacy, mappings=mappings, aliases={alias: {"is_write_index": True}})
+    try:
+        with pytest.raises(IndexerError, match="no fields for stems and context") as refused:
+            enrich(es, alias, None)
+        assert "session-recall setup" in refused.value.hint
+        install(es, alias)  # what `session-recall setup` does
+        store(es, alias, turn(1, "after the upgrade"))
+        assert enrich(es, alias, None).enriched == 1
+    finally:
+        uninstall(es, alias)
