@@ -4,6 +4,9 @@ users or sessions, an event not enriched yet is still found by its own words, an
 pass resumes where it stopped. `serve` enriches in the background and reports the lag;
 `ingest` enriches once it has stored, and `embed --status` / `embed` show and close it."""
 
+import os
+import signal
+import subprocess
 import threading
 import time
 import uuid
@@ -24,6 +27,7 @@ from session_recall.indexer import Event, Submission, Writer, enrich, pending
 from session_recall.indexer.enrichment import CONTEXT_MARK
 from session_recall.indexer.errors import IndexerError
 from session_recall.mappings import mapping_update
+from session_recall.node import wait_until
 from session_recall.recall import Searchers
 from session_recall.templates import install, uninstall
 from tests.support.ndjson import write_ndjson
@@ -206,3 +210,27 @@ def test_an_index_of_an_earlier_release_is_named_until_setup_adds_the_fields(
         assert enrich(es, alias, None).enriched == 1
     finally:
         uninstall(es, alias)
+
+
+def test_embed_follow_enriches_what_another_writer_stores_until_stopped(
+    es_url: str, es: Elasticsearch, alias: str, tmp_path: Path
+):
+    env = {**os.environ, "ELASTICSEARCH_URL": es_url, "SESSION_RECALL_INDEX": alias}
+    env["SESSION_RECALL_HOME"] = str(tmp_path / "home")
+    follower = subprocess.Popen(
+        ["session-recall", "embed", "--follow"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for batch in range(3):  # stored while it follows, a batch at a time
+            store(es, alias, *[turn(10 * batch + n, f"follow {batch} {n}") for n in range(10)])
+            assert wait_until(lambda: pending(es, alias, None) == 0, timeout=60), "not enriched"
+        assert all(doc.get("enriched") == [CONTEXT_MARK] for doc in enriched(es, alias).values())
+    finally:
+        follower.send_signal(signal.SIGTERM)
+        out, err = follower.communicate(timeout=60)
+    assert follower.returncode == 0, err
+    assert "Stopped; 0 event(s) await enrichment." in out
