@@ -79,7 +79,10 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
 
     text = report.read_text(encoding="utf-8")
     assert "What an earlier full run wrote." in text
-    assert "## Semantic recall" in text and "hybrid p50 at most 2x keyword p50" in text
+    assert (
+        "## Semantic recall" in text and "hybrid (the default) p50 at most 2x keyword p50" in text
+    )
+    assert "acknowledges at least 0.8x the rate with no embedder" in text
     assert len(_NUMBER.findall(text.split("## Semantic recall", 1)[1])) > 10, text
     results = json.loads((tmp_path / "work" / "semantic.json").read_text())
     assert [size["heavy_events"] for size in results["sizes"]] == [2_000, 10_000]
