@@ -30,13 +30,12 @@ is handled this way: the new model's vectors go to a field of their own.
 import functools
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
-from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, BadRequestError, Elasticsearch, NotFoundError
 from pydantic import BaseModel
 
 from session_recall.core.instant import Instant
@@ -51,11 +50,12 @@ from session_recall.embeddings import (
 )
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
-from session_recall.indexer.errors import IndexerError, VectorFieldsMissing
+from session_recall.indexer.errors import IndexerError, VectorFieldsMissing, refusal_reason
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.vectors import mapped_models, vector_fields
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # The context rule's version: a new rule gets a new mark, and the pass redoes every event.
 CONTEXT_MARK = "context-1"
@@ -150,7 +150,7 @@ def enrich(
     when Elasticsearch fails past the retry bound (what was done stays done).
     """
     policy = policy or RetryPolicy()
-    retrying = functools.partial(call_with_retries, policy=policy)
+    retrying = functools.partial(_call, policy=policy, alias=alias)
     retrying(lambda: _check_fields(client, alias), what="read the mapping")
     if embedder is not None:
         retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
@@ -209,6 +209,19 @@ def enrich(
     return summary
 
 
+def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
+    """`func()` retried as a write is; a refusal a retry cannot fix (a missing
+    privilege, a closed index) is an `IndexerError` naming it, never the client's."""
+    try:
+        return call_with_retries(func, policy=policy, what=what)
+    except ApiError as err:
+        raise IndexerError(
+            f"Elasticsearch refused to {what} of {alias!r}: {refusal_reason(err)}.",
+            hint="Check the alias and the credentials' privileges on it, then run "
+            "`session-recall embed` again.",
+        ) from None
+
+
 def _check_fields(client: Elasticsearch, alias: str) -> None:
     """Raise `IndexerError` when an index of `alias` lacks the enriched fields: it was
     made by an earlier release, and every update would be refused (strict mapping)."""
@@ -261,7 +274,7 @@ def follow(
         if on_pass is not None:
             on_pass(summary)
         if summary.embedder_error or not summary.missing:
-            _wait(stop, wake, poll_seconds)
+            wake.wait(poll_seconds)
 
 
 class Enricher:
@@ -322,16 +335,8 @@ class Enricher:
 
     def __exit__(self, *_exc: object) -> None:
         self._stop.set()
+        self._wake.set()
         self._thread.join(timeout=10)
-
-
-def _wait(stop: threading.Event, wake: threading.Event, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not stop.is_set() and not wake.is_set():
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        wake.wait(min(left, 0.1))
 
 
 def _vectors(

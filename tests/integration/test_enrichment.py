@@ -234,3 +234,24 @@ def test_embed_follow_enriches_what_another_writer_stores_until_stopped(
         out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
     assert "Stopped; 0 event(s) await enrichment." in out
+
+
+def test_a_refusal_is_a_clear_error_and_ingest_still_prints_what_it_stored(
+    es_url: str, es: Elasticsearch, alias: str, tmp_path: Path
+):
+    # A real refusal: a closed index behind the alias, with the enriched fields mapped.
+    closed = f"{alias}-closed"
+    es.indices.create(index=closed, mappings=mapping_update(), aliases={alias: {}})
+    es.indices.close(index=closed)
+    source = write_ndjson(tmp_path / "events.ndjson", [turn(1, "hello").model_dump(mode="json")])
+    base = ["--index", alias, "--es-url", es_url]
+
+    result = CliRunner().invoke(main, [*base, "embed"])
+    assert result.exit_code == 3, result.output  # what the CLI gives an Elasticsearch error
+    assert "refused to find events to enrich" in result.output and "Traceback" not in result.output
+
+    dead = ["--dead-letter", str(tmp_path / "dead.ndjson")]
+    result = CliRunner().invoke(main, [*base, "ingest", str(source), *dead])
+    assert result.exit_code == 0, result.output
+    assert "Read 1, indexed 1" in result.stdout
+    assert "enriching them failed" in result.stderr and "session-recall embed" in result.stderr
