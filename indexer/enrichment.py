@@ -30,12 +30,19 @@ is handled this way: the new model's vectors go to a field of their own.
 import functools
 import logging
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
-from elasticsearch import ApiError, BadRequestError, Elasticsearch, NotFoundError
+from elasticsearch import (
+    ApiError,
+    BadRequestError,
+    Elasticsearch,
+    ElasticsearchWarning,
+    NotFoundError,
+)
 from pydantic import BaseModel
 
 from session_recall.core.instant import Instant
@@ -493,12 +500,21 @@ def map_vector_field(client: Elasticsearch, alias: str, embedder: Embedder) -> N
     """
     mapped_models(client, alias)  # raises for an index that predates the vector fields
     mappings = client.indices.get_mapping(index=alias).body
+    key = vector_key(embedder.model_id)
     for index, entry in sorted(mappings.items()):
-        template = _vector_template(entry.get("mappings", {}))
+        found = entry.get("mappings", {})
+        template = _vector_template(found)
+        vectors = found.get("properties", {}).get(VECTORS_FIELD, {}).get("properties", {})
+        if vectors.get(key, {}).get("dims") == embedder.dims:
+            continue  # mapped by an earlier pass
         field = {**template, "dims": embedder.dims}
-        properties = {VECTORS_FIELD: {"properties": {vector_key(embedder.model_id): field}}}
+        properties = {VECTORS_FIELD: {"properties": {key: field}}}
         try:
-            client.indices.put_mapping(index=index, properties=properties)
+            with warnings.catch_warnings():
+                # The enrich role maps it through its `index` privilege, which 9.x still
+                # allows with a deprecation notice, and no user can act on.
+                warnings.simplefilter("ignore", ElasticsearchWarning)
+                client.indices.put_mapping(index=index, properties=properties)
         except BadRequestError as err:
             raise IndexerError(
                 f"The vector field of {embedder.model_id!r} exists in {index} with another "

@@ -25,12 +25,18 @@ from typing import Any, TypeVar
 from elasticsearch import ApiError, Elasticsearch
 from pydantic import BaseModel, Field
 
+from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.errors import AliasMissing, ErasureIncomplete, IndexerError
+from session_recall.indexer.errors import (
+    AliasMissing,
+    ErasureIncomplete,
+    IndexerError,
+    refusal_reason,
+)
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.scope import Scope
 
@@ -103,8 +109,10 @@ def preview_erasure(
 
 def _refused(err: ApiError) -> IndexerError:
     return IndexerError(
-        f"Elasticsearch refused the erasure ({err.status_code}): {err.error}.",
-        hint="Check the alias and the credentials' privileges, then run it again.",
+        f"Elasticsearch refused the erasure: {refusal_reason(err)}.",
+        hint=role_hint("admin")
+        if err.status_code == 403
+        else "Check the alias and the credentials' privileges, then run it again.",
     )
 
 
@@ -155,8 +163,10 @@ class _Erasure:
         alias = self.alias
         if not self._retry(lambda es: bool(es.indices.exists_alias(name=alias)), "find the alias"):
             raise AliasMissing(
-                f"{alias!r} is not an alias: there is nothing to erase from.",
-                hint="Check --index (or SESSION_RECALL_INDEX).",
+                f"{alias!r} is not an alias these credentials can see: there is nothing "
+                "to erase from.",
+                hint="Check --index (or SESSION_RECALL_INDEX); erasure needs the admin role "
+                "(`session-recall roles show --role admin`).",
             )
 
     def _pass(self, routing: str | None, query: dict[str, Any], page_size: int) -> tuple[int, int]:

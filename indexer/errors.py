@@ -1,6 +1,9 @@
 """Errors of the indexer. Each says what happened and what to do next, and its `kind`
 says whose move it is (the caller's, the operator's, or a retry's)."""
 
+import contextlib
+from http import HTTPStatus
+
 from session_recall.core.errors import ElasticsearchUnavailable, ErrorKind, SessionRecallError
 
 
@@ -87,6 +90,10 @@ def refusal_reason(err: BaseException) -> str:
     exception's own words for anything else."""
     status = getattr(err, "status_code", None)
     body = getattr(err, "body", None)
+    if isinstance(status, int) and not body:
+        # An answer without a body (to a HEAD request): its status is all there is.
+        with contextlib.suppress(ValueError):
+            return f"{status} {HTTPStatus(status).phrase}"
     if isinstance(status, int) and isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict):

@@ -5,7 +5,7 @@ from the template ahead of its first bulk, and listing and pruning partitions.""
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
+from elasticsearch import AuthorizationException, BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
@@ -61,10 +61,15 @@ def ensure_partition(client: Elasticsearch, index: str) -> bool:
 
     Made explicitly rather than by the bulk's auto-creation, which a cluster may have
     turned off (`action.auto_create_index`); the template gives it the mappings,
-    the settings and the read alias either way.
+    the settings and the read alias either way. A credential that may create
+    partitions but not look at them (the ingest role) asks to create it: "it exists
+    already" answers the question too.
     """
-    if client.indices.exists(index=index):
-        return False
+    try:
+        if client.indices.exists(index=index):
+            return False
+    except AuthorizationException:
+        pass
     try:
         client.indices.create(index=index, wait_for_active_shards="1")
     except BadRequestError as err:

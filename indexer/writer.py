@@ -40,6 +40,7 @@ from elasticsearch import ApiError, Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
 from session_recall.core import strict_json
+from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
@@ -618,8 +619,9 @@ class Writer:
         except ApiError as err:
             raise WriteFailed(
                 f"Elasticsearch refused to {what} of {self._alias!r}: {refusal_reason(err)}.",
-                hint="Check the credentials' privileges on the alias (see the README's "
-                "roles), then send the events again.",
+                hint=role_hint("ingest")
+                if err.status_code == 403
+                else "Check the alias, then send the events again.",
             ) from None
 
     def _es(self) -> Elasticsearch:

@@ -20,6 +20,7 @@ from typing import Any
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
+from session_recall.core.access import role_hint
 from session_recall.core.errors import ElasticsearchUnavailable, ShardsUnavailable
 from session_recall.recall.errors import IndexNotFound, SearchRefused
 
@@ -153,7 +154,9 @@ def _refusal(status: int, kind: str, alias: str) -> Exception:
         )
     return SearchRefused(
         f"Elasticsearch refused the search ({status} {kind}).",
-        hint=f"Check that the credentials may read {alias!r} (privilege 'read').",
+        hint=role_hint("recall")
+        if status == 403
+        else f"Check that the credentials may read {alias!r} (privilege 'read').",
     )
 
 

@@ -3,10 +3,19 @@
 from typing import Any
 
 import orjson
-from elasticsearch import ApiError, Elasticsearch, OrjsonSerializer, TransportError
+from elasticsearch import (
+    ApiError,
+    AuthenticationException,
+    AuthorizationException,
+    Elasticsearch,
+    OrjsonSerializer,
+    SSLError,
+    TransportError,
+)
 from elasticsearch.serializer import NdjsonSerializer
 
 from session_recall.config import Settings
+from session_recall.core.access import Role, role_hint
 from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
 from session_recall.pins import elasticsearch_major
 
@@ -73,15 +82,59 @@ def failover_only(settings: Settings) -> dict[str, Any]:
     }
 
 
-def server_version(client: Elasticsearch) -> str:
-    """The version of the node the client talks to.
+def access_problem(
+    err: BaseException, *, needed: tuple[Role, ...] = ()
+) -> ConfigurationError | None:
+    """What a refusal of the connection or the credentials means, and what to do: a
+    certificate not trusted, credentials refused, a privilege missing (`needed`: the
+    roles the refused work needs). None for any other error. The credentials are
+    never repeated."""
+    if isinstance(err, AuthorizationException):
+        return ConfigurationError(
+            f"Elasticsearch refused this to the credentials (403): {_reason(err)}.",
+            hint=role_hint(*(needed or ("admin",))),
+        )
+    if isinstance(err, SSLError):
+        return ConfigurationError(
+            "The TLS connection to Elasticsearch failed: its certificate is not trusted "
+            "(or the URL's host is not one the certificate names).",
+            hint="Set ELASTICSEARCH_CA_CERTS (or --ca-certs) to the file of the CA that "
+            "signed it; `session-recall node start --secure` prints the local node's.",
+        )
+    if isinstance(err, AuthenticationException):
+        return ConfigurationError(
+            "Elasticsearch refused the credentials (401): none were given, or they are "
+            "wrong or expired.",
+            hint="Set ELASTICSEARCH_API_KEY, or ELASTICSEARCH_USERNAME and "
+            "ELASTICSEARCH_PASSWORD; on the local secured node, `session-recall users "
+            "create --role ROLE` makes a user.",
+        )
+    return None
+
+
+def _reason(err: ApiError) -> str:
+    body = err.body if isinstance(err.body, dict) else {}
+    error = body.get("error")
+    reason = error.get("reason") if isinstance(error, dict) else None
+    return str(reason or err.message)
+
+
+def server_version(client: Elasticsearch) -> str | None:
+    """The version of the node the client talks to; None when the credential may not
+    ask (a least-privilege role has no `monitor`): the client's compatibility header
+    still makes a server of another major refuse every request.
 
     Uses the nodes-info API rather than `GET /`: the integ-test distribution has no
     root endpoint (it answers 405), and nodes info works on every distribution.
     """
     try:
         info = client.nodes.info(node_id="_local", metric="_none", filter_path="nodes.*.version")
+    except AuthorizationException:
+        return None
     except (ApiError, TransportError) as err:
+        problem = access_problem(err)
+        if problem is not None:
+            raise problem from None
         raise ElasticsearchUnavailable(
             f"Elasticsearch did not answer: {type(err).__name__}.",
             hint="Check ELASTICSEARCH_URL and that the node runs (`session-recall node status`).",
@@ -92,9 +145,12 @@ def server_version(client: Elasticsearch) -> str:
     return str(next(iter(nodes.values()))["version"])
 
 
-def check_server(client: Elasticsearch) -> str:
-    """Fail early, with a clear message, when the server's major differs from ours."""
+def check_server(client: Elasticsearch) -> str | None:
+    """Fail early, with a clear message, when the server's major differs from ours, or
+    the connection or the credentials are refused."""
     version = server_version(client)
+    if version is None:
+        return None
     major = int(version.split(".", 1)[0])
     if major != elasticsearch_major():
         raise ElasticsearchUnavailable(

@@ -63,6 +63,9 @@ COMMANDS: dict[str, _Command] = {
     "prune": _Command(
         "partitions", "prune", "Delete whole partitions whose period ends at or before DATE."
     ),
+    "roles": _Command(
+        "access", "roles", "The least-privilege roles: ingest, recall, enrich and admin."
+    ),
     "search": _Command("search", "search", "cross_session_search: every session of one user."),
     "search-conversations": _Command(
         "search",
@@ -87,6 +90,11 @@ COMMANDS: dict[str, _Command] = {
     ),
     "show": _Command(
         "reads", "show", "Print every event of one session, oldest first, a page at a time."
+    ),
+    "users": _Command(
+        "access",
+        "users",
+        "Users of the local secured node (`node start --secure`) and their roles.",
     ),
     "tools": _Command(
         "agent_tools",

@@ -10,6 +10,7 @@ import click
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
+from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending
 from session_recall.indexer.enrichment import DEFAULT_PAGE
@@ -73,7 +74,7 @@ def embed(
         return
     with _progress() as report:
         summary = enrich(client, alias, embedder, page_size=page_size, on_progress=report)
-    client.indices.refresh(index=alias)
+    refresh(client, alias)
     click.echo(summary.line())
     if summary.failed or summary.embedder_error:
         sys.exit(1)

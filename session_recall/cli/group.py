@@ -5,9 +5,12 @@ Commands raise; none of them catches to print."""
 from typing import Any
 
 import click
+from elasticsearch import ApiError, TransportError
 
+from session_recall.client import access_problem
 from session_recall.core.errors import SessionRecallError
 from session_recall.error_policy import answer
+from session_recall.security.roles import needed_by
 
 
 class RecallGroup(click.Group):
@@ -17,9 +20,21 @@ class RecallGroup(click.Group):
         except click.NoSuchOption as err:
             raise self._misplaced(err) or err from None
         except SessionRecallError as err:
-            # As click shows its own errors: `Error: <message> <next step>` on stderr.
-            click.echo(f"Error: {err}", err=True)
-            ctx.exit(answer(err).exit_code)
+            self._fail(ctx, err)
+        except (ApiError, TransportError) as err:
+            # A refusal of the credentials or of the certificate, wherever it met the
+            # command: what to do about it, never a traceback.
+            command = ctx.invoked_subcommand or ""
+            problem = access_problem(err, needed=needed_by(command))
+            if problem is None:
+                raise
+            self._fail(ctx, problem)
+
+    @staticmethod
+    def _fail(ctx: click.Context, err: SessionRecallError) -> None:
+        # As click shows its own errors: `Error: <message> <next step>` on stderr.
+        click.echo(f"Error: {err}", err=True)
+        ctx.exit(answer(err).exit_code)
 
     def _misplaced(self, err: click.NoSuchOption) -> click.UsageError | None:
         """An option of the group given after the command: say where it goes, rather

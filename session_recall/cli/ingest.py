@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 import click
-from elasticsearch import ApiError, Elasticsearch, TransportError
+from elasticsearch import Elasticsearch
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import build, library_option, limit_options
 from session_recall.cli.progress import progress_reporter
+from session_recall.cli.refresh import refresh
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
@@ -180,7 +181,7 @@ def ingest_command(
                     raise
                 resume = f"Run the same command to resume from {checkpoint}."
                 raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
-        _refresh(client, app.settings.index)
+        refresh(client, app.settings.index)
     if enrich and not follow:
         _enrich(client, app.settings.index, embedder)
     _finish(summary)
@@ -192,7 +193,7 @@ def _enrich(client: Elasticsearch, alias: str, embedder: Embedder | None) -> Non
     `session-recall embed` carries on."""
     try:
         done = enrich_events(client, alias, embedder)
-        client.indices.refresh(index=alias)
+        refresh(client, alias)
     except SessionRecallError as err:
         click.echo(
             f"Warning: the events are stored, but enriching them failed ({err}); "
@@ -202,22 +203,6 @@ def _enrich(client: Elasticsearch, alias: str, embedder: Embedder | None) -> Non
         return
     if done.embedder_error:
         click.echo(f"Warning: {done.line()}", err=True)
-
-
-def _refresh(client: Elasticsearch, alias: str) -> None:
-    """One refresh, so that what was just stored is searchable when the command returns
-    (a search right after an ingest would otherwise miss up to 1 s of it). Everything is
-    stored by then: a refusal (an API key that may only write, say) or a node gone at
-    the last moment is worth a warning, not a failed run."""
-    try:
-        client.indices.refresh(index=alias)
-    except (ApiError, TransportError) as err:
-        reason = f"{err.status_code}: {err.error}" if isinstance(err, ApiError) else err.message
-        click.echo(
-            f"Warning: the events are stored, but the final refresh failed ({reason}); "
-            "they may take a second to become searchable.",
-            err=True,
-        )
 
 
 def _finish(summary: IngestSummary) -> None:

@@ -6,7 +6,8 @@ import click
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.node import LocalNode
 from session_recall.node.cluster import LocalCluster
-from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S
+from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S, NodeInfo
+from session_recall.node.secure import Security
 
 
 def _node(
@@ -64,6 +65,12 @@ def node() -> None:
     help="Start a local cluster of this many nodes (NAME-1, NAME-2...), each with its own "
     "data and logs.",
 )
+@click.option(
+    "--secure",
+    is_flag=True,
+    help="Security on: HTTPS with a CA of the node's own, users and roles (`session-recall "
+    "users create`); TLS between the nodes of a cluster. Kept for later starts.",
+)
 @pass_app
 def start(
     app: AppContext,
@@ -72,6 +79,7 @@ def start(
     settings: tuple[str, ...],
     timeout: float,
     nodes: int | None,
+    secure: bool,
 ) -> None:
     """Start the node (or the cluster), or reuse it if it runs; print its URL on the
     last line (a cluster's: every node's, comma-separated, as ELASTICSEARCH_URL takes
@@ -81,17 +89,42 @@ def start(
     Examples:
       export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
       export ELASTICSEARCH_URL=$(session-recall node start --nodes 3 | tail -n1)
+      export ELASTICSEARCH_URL=$(session-recall node start --secure | tail -n1)
     """
     step = lambda m: click.echo(m, err=True)  # noqa: E731
+    security = Security(app.settings.home / "security" / name) if secure else None
     if nodes is not None or _cluster(app, name) is not None:
         cluster = LocalCluster(
-            home=app.settings.home, name=name, nodes=nodes, heap=heap, settings=_extra(settings)
+            home=app.settings.home,
+            name=name,
+            nodes=nodes,
+            heap=heap,
+            settings=_extra(settings),
+            security=security,
         )
         infos = cluster.start(timeout=timeout, on_step=step)
+        _how_to_connect(infos[0])
         click.echo(",".join(info.url for info in infos))
         return
-    info = _node(app, name, heap, settings).start(timeout=timeout, on_step=step)
+    node = LocalNode(
+        home=app.settings.home, name=name, heap=heap, settings=_extra(settings), security=security
+    )
+    info = node.start(timeout=timeout, on_step=step)
+    _how_to_connect(info)
     click.echo(info.url)
+
+
+def _how_to_connect(info: NodeInfo) -> None:
+    """For a secured node: the CA to trust, and how to get credentials (never the
+    bootstrap password itself)."""
+    if info.ca is None:
+        return
+    click.echo(
+        f"Security is on. Trust its CA: export ELASTICSEARCH_CA_CERTS={info.ca}\n"
+        "Credentials: session-recall users create --role ROLE (ingest, recall, enrich, "
+        "admin; see `session-recall roles show`).",
+        err=True,
+    )
 
 
 @node.command()

@@ -27,6 +27,7 @@ from session_recall.node.local_node import (
     http_ok,
     wait_until,
 )
+from session_recall.node.secure import Security
 
 MAX_NODES = 9  # a local cluster on one machine; each node takes its heap and a JVM
 
@@ -46,12 +47,15 @@ class LocalCluster:
         nodes: int | None = None,
         heap: str = DEFAULT_HEAP,
         settings: Mapping[str, str] | None = None,
+        security: Security | None = None,
     ) -> None:
+        """`security`: a secured cluster (HTTPS, and TLS between its nodes); the
+        cluster's record keeps it for later starts."""
         self.home = home
         self.name = name
         self._record = account.runtime_root(home) / "clusters" / f"{name}.json"
         known = self._read_record()
-        count = nodes or known.get("nodes", 0)
+        count = nodes or int(known.get("nodes", 0))
         if not 2 <= count <= MAX_NODES:
             raise SessionRecallError(
                 f"A local cluster has 2 to {MAX_NODES} nodes, not {count}.",
@@ -65,16 +69,26 @@ class LocalCluster:
         self.count = count
         names = member_names(name, count)
         self._bootstrapped = bool(known.get("bootstrapped"))
+        recorded = known.get("security")
+        self.security = security or (Security(Path(str(recorded))) if recorded else None)
+        secured = {} if self.security is None else self.security.settings(transport=True)
         common = {
             "cluster.name": f"session-recall-{name}",
             "discovery.type": "multi-node",
             "discovery.seed_providers": "file",
+            **secured,
             **(settings or {}),
         }
         if not self._bootstrapped:
             common["cluster.initial_master_nodes"] = ",".join(names)
         self.nodes = [
-            LocalNode(home=home, name=n, heap=heap, settings={**common, "node.name": n})
+            LocalNode(
+                home=home,
+                name=n,
+                heap=heap,
+                settings={**common, "node.name": n},
+                security=self.security,
+            )
             for n in names
         ]
 
@@ -127,7 +141,7 @@ class LocalCluster:
             for node in self.nodes
         ]
         health = f"/_cluster/health?wait_for_nodes={self.count}&timeout=1s"
-        if not wait_until(lambda: http_ok(infos[0].url, health), timeout=timeout):
+        if not wait_until(lambda: http_ok(infos[0].url, health, self.security), timeout=timeout):
             raise SessionRecallError(
                 f"The cluster never held its {self.count} nodes.",
                 hint=f"See the logs under {self.nodes[0].node_dir.parent}.",
@@ -162,7 +176,7 @@ class LocalCluster:
         for node in self.nodes:
             (node.node_dir / "config" / "unicast_hosts.txt").write_text(text, encoding="utf-8")
 
-    def _read_record(self) -> dict[str, int | bool]:
+    def _read_record(self) -> dict[str, int | bool | str]:
         try:
             data = json.loads(self._record.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -171,5 +185,10 @@ class LocalCluster:
 
     def _write_record(self) -> None:
         self._record.parent.mkdir(parents=True, exist_ok=True)
-        record = {"nodes": self.count, "bootstrapped": self._bootstrapped}
+        record: dict[str, int | bool | str] = {
+            "nodes": self.count,
+            "bootstrapped": self._bootstrapped,
+        }
+        if self.security is not None:
+            record["security"] = str(self.security.folder)
         self._record.write_text(json.dumps(record), encoding="utf-8")

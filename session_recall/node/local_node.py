@@ -21,6 +21,7 @@ from pathlib import Path
 from session_recall.core.errors import SessionRecallError
 from session_recall.node import account, distribution, ports
 from session_recall.node.jdk import find_java_home
+from session_recall.node.secure import Security
 from session_recall.pins import elasticsearch_version
 
 DEFAULT_HEAP = "512m"
@@ -54,6 +55,7 @@ class NodeInfo:
     url: str
     pgid: int
     version: str
+    ca: str | None = None  # a secured node's CA file: what ELASTICSEARCH_CA_CERTS names
 
 
 def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float = 0.25) -> bool:
@@ -67,8 +69,11 @@ def wait_until(predicate: Callable[[], bool], *, timeout: float, interval: float
         time.sleep(interval)
 
 
-def http_ok(url: str, path: str) -> bool:
+def http_ok(url: str, path: str, security: Security | None = None) -> bool:
+    """Whether a GET of `path` answers 200 (as the bootstrap user, on a secured node)."""
     try:
+        if security is not None:
+            return security.open(url + path) == 200
         with urllib.request.urlopen(url + path, timeout=2) as response:
             return bool(response.status == 200)
     except (urllib.error.URLError, OSError, ValueError):
@@ -123,15 +128,21 @@ class LocalNode:
         version: str | None = None,
         heap: str = DEFAULT_HEAP,
         settings: Mapping[str, str] | None = None,
+        security: Security | None = None,
     ) -> None:
+        """`security`: a secured node (`node start --secure`), with these secrets;
+        the node's own folder records it, so a later `LocalNode` of the same name
+        finds it secured without being told."""
         self.home = home
         self.name = name
         self.version = version or elasticsearch_version()
         self.heap = heap
-        self.settings = {**BASE_SETTINGS, **(settings or {})}
         self.runtime = account.runtime_root(home)
         self.node_dir = self.runtime / "nodes" / name
         self._state_file = self.node_dir / "node.json"
+        self.security = security or self._recorded_security()
+        secured = {} if self.security is None else self.security.settings(transport=False)
+        self.settings = {**BASE_SETTINGS, **secured, **(settings or {})}
 
     # -- public -----------------------------------------------------------------
     def status(self) -> NodeInfo | None:
@@ -139,7 +150,7 @@ class LocalNode:
         state = self._read_state()
         if state is None or not _group_alive(state.pgid):
             return None
-        return state if http_ok(state.url, "/_cluster/health") else None
+        return state if http_ok(state.url, "/_cluster/health", self.security) else None
 
     def start(
         self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
@@ -158,6 +169,16 @@ class LocalNode:
         es_home = self._distribution(on_step)
         java_home = self._java_home(find_java_home())
         self._prepare_node_dir(es_home)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "ES_JAVA_HOME": str(java_home),
+            "ES_PATH_CONF": str(self.node_dir / "config"),
+            "ES_JAVA_OPTS": f"-Xms{self.heap} -Xmx{self.heap}",
+            "LANG": "C.UTF-8",
+        }
+        if self.security is not None:
+            self.security.prepare().install(self.node_dir / "config", es_home=es_home, env=env)
+            self._security_record.write_text(str(self.security.folder), encoding="utf-8")
 
         logs = self.node_dir / "logs"
         for kind in ports.KINDS:
@@ -168,13 +189,6 @@ class LocalNode:
         command = [str(es_home / "bin" / "elasticsearch"), "--quiet"]
         for key, value in settings.items():
             command.append(f"-E{key}={value}")
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "ES_JAVA_HOME": str(java_home),
-            "ES_PATH_CONF": str(self.node_dir / "config"),
-            "ES_JAVA_OPTS": f"-Xms{self.heap} -Xmx{self.heap}",
-            "LANG": "C.UTF-8",
-        }
         console = self.node_dir / "logs" / "console.log"
         on_step(f"Starting Elasticsearch {self.version} ({self.name!r}, heap {self.heap})...")
         with console.open("ab") as log:
@@ -216,15 +230,18 @@ class LocalNode:
                 hint=f"See {launch.console}; on a loaded machine, try again with a longer "
                 "--timeout.",
             )
-        url = f"http://{(logs / 'http.ports').read_text().split()[0]}"
+        scheme = "http" if self.security is None else "https"
+        url = f"{scheme}://{(logs / 'http.ports').read_text().split()[0]}"
         path = f"/_cluster/health?wait_for_status={health}&timeout=1s"
         if not wait_until(
-            lambda: self.listening(launch, "http") and http_ok(url, path), timeout=timeout
+            lambda: self.listening(launch, "http") and http_ok(url, path, self.security),
+            timeout=timeout,
         ):
             self._kill_group(pgid)
             raise SessionRecallError(f"Elasticsearch at {url} never reported a healthy cluster.")
         ports.save(self.node_dir, ports.listened(logs))
-        info = NodeInfo(name=self.name, url=url, pgid=pgid, version=self.version)
+        ca = None if self.security is None else str(self.security.ca)
+        info = NodeInfo(name=self.name, url=url, pgid=pgid, version=self.version, ca=ca)
         self._state_file.write_text(json.dumps(info.__dict__), encoding="utf-8")
         return info
 
@@ -246,6 +263,16 @@ class LocalNode:
         shutil.rmtree(self.node_dir, ignore_errors=True)
 
     # -- private ----------------------------------------------------------------
+    @property
+    def _security_record(self) -> Path:
+        return self.node_dir / "security-folder"
+
+    def _recorded_security(self) -> Security | None:
+        try:
+            return Security(Path(self._security_record.read_text(encoding="utf-8").strip()))
+        except OSError:
+            return None
+
     def _read_state(self) -> NodeInfo | None:
         try:
             return NodeInfo(**json.loads(self._state_file.read_text(encoding="utf-8")))

@@ -1,0 +1,17 @@
+"""The least-privilege roles by name, and the next step a refusal (403) names: the
+role the refused work needs. What each role grants is `session_recall.security`'s."""
+
+from typing import Literal, get_args
+
+Role = Literal["ingest", "recall", "enrich", "admin"]
+ROLES: tuple[Role, ...] = get_args(Role)
+
+
+def role_hint(*roles: Role) -> str:
+    """The next step after a refusal (403) of work that needs `roles`."""
+    named = " and ".join(roles)
+    return (
+        f"This needs the {named} role{'s' if len(roles) > 1 else ''}: use credentials "
+        f"that hold {'them' if len(roles) > 1 else 'it'} (`session-recall roles show "
+        f"--role {roles[0]}` prints what it grants)."
+    )
