@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
-from elasticsearch import ApiError, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, AuthorizationException, Elasticsearch, NotFoundError
 from pydantic import BaseModel, Field
 
 from session_recall.core import strict_json
@@ -61,6 +61,12 @@ if TYPE_CHECKING:
     from session_recall_native import Batch, Builder
 
 log = logging.getLogger(__name__)
+# A write's own copy of an erased event (stored in the race with its erasure), or one
+# a crashed write left, that these credentials cannot remove.
+_COPIES_KEPT = (
+    "%d stored cop(ies) of erased events may remain: these credentials %s (the ingest "
+    "role may not); run the same `session-recall delete` again with the admin role"
+)
 
 T = TypeVar("T")
 
@@ -465,7 +471,7 @@ class Writer:
             (p, doc) for p, doc in covered if p.result is not None and p.result.status is _INDEXED
         ]
         if doomed:
-            self._send([_delete(*_copy_of(doc)) for _, doc in doomed])
+            self._delete([_delete(*_copy_of(doc)) for _, doc in doomed])
         for p, _ in covered:
             p.result = _rejected(p.submission.event, SCOPE_ERASED)
 
@@ -519,7 +525,7 @@ class Writer:
             covered = [p for p in batch.covered(erased) if p not in results or results[p].stored]
             doomed = [p for p in covered if p not in results]  # created by this write: see (c)
             if doomed:
-                self._send([_delete(*_copy_in(batch, p)) for p in doomed])
+                self._delete([_delete(*_copy_in(batch, p)) for p in doomed])
             for p in covered:
                 results[p] = _refused(batch.event_id(p), SCOPE_ERASED)
         return results
@@ -536,6 +542,9 @@ class Writer:
         if not refused:
             return
         indices = self._indices()
+        if indices is None:
+            log.warning(_COPIES_KEPT, len(refused), "may not look for them")
+            return
         if not indices:
             return
         legacy = [index for index in indices if parse_partition(self._alias, index) is None]
@@ -547,14 +556,25 @@ class Writer:
         ]
         found = self._read(lambda: _found(self._es(), docs), "look for copies of erased events")
         if found:
-            self._send([_delete(*copy) for copy in found])
+            self._delete([_delete(*copy) for copy in found])
 
-    def _indices(self) -> list[str]:
-        def resolve() -> list[str]:
+    def _delete(self, actions: list[bulk.Action]) -> None:
+        """Delete stored copies of erased events; a credential that may not delete
+        (the ingest role) leaves them to the next erasure, and says so."""
+        refused = sum(answer.status == 403 for answer in self._send(actions))
+        if refused:
+            log.warning(_COPIES_KEPT, refused, "may not delete them")
+
+    def _indices(self) -> list[str] | None:
+        """The indices behind the alias; None when the credential may not look."""
+
+        def resolve() -> list[str] | None:
             try:
                 return sorted(self._es().indices.get_alias(name=self._alias).body)
             except NotFoundError:
                 return []  # no alias, no copies (and the next bulk says what is wrong)
+            except AuthorizationException:
+                return None
 
         return self._read(resolve, "resolve the alias")
 

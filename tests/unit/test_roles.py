@@ -1,0 +1,78 @@
+"""The roles are defined once: the API key's role descriptors and the file realm's
+roles.yml grant exactly the same, and each role's index names cover what it must
+and nothing of another alias (its partitions' regular expression included)."""
+
+import re
+from datetime import UTC, datetime
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from session_recall.cli import COMMANDS
+from session_recall.core.access import ROLES
+from session_recall.core.instant import Instant
+from session_recall.core.partitions import GRANULARITIES, PartitionNames
+from session_recall.indexer.tombstones import tombstone_index
+from session_recall.security.roles import (
+    COMMAND_ROLES,
+    api_key_body,
+    descriptor,
+    role_name,
+    roles_yml,
+)
+
+ALIASES = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,30}", fullmatch=True)
+
+
+@given(alias=ALIASES)
+def test_the_api_key_and_the_file_forms_grant_the_same(alias: str) -> None:
+    from_file = yaml.safe_load(roles_yml(alias))
+    from_key = api_key_body(alias, ROLES)["role_descriptors"]
+    assert from_file == from_key
+    assert set(from_key) == {role_name(alias, role) for role in ROLES}
+
+
+def _covers(pattern: str, index: str) -> bool:
+    """Whether a role's index name covers `index`: Lucene regular expressions between
+    slashes (whose syntax this subset shares with Python's), else the exact name."""
+    if pattern.startswith("/") and pattern.endswith("/"):
+        return re.fullmatch(pattern[1:-1], index) is not None
+    return pattern == index
+
+
+def _granted(alias: str, role: str, index: str) -> set[str]:
+    found: set[str] = set()
+    for grant in descriptor(alias, role)["indices"]:  # type: ignore[arg-type]
+        if any(_covers(name, index) for name in grant["names"]):
+            found.update(grant["privileges"])
+    return found
+
+
+@given(
+    alias=ALIASES,
+    granularity=st.sampled_from(GRANULARITIES),
+    moment=st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2260, 1, 1)),
+)
+def test_partitions_are_covered_and_the_tombstones_are_apart(
+    alias: str, granularity: str, moment: datetime
+) -> None:
+    stamp = Instant.from_datetime(moment.replace(tzinfo=UTC))
+    partition = PartitionNames(alias, granularity).index(stamp)  # type: ignore[arg-type]
+    assert _granted(alias, "ingest", partition) == {"create_doc", "create_index", "auto_configure"}
+    assert _granted(alias, "recall", partition) == {"read", "view_index_metadata"}
+    assert "delete" not in str(_granted(alias, "enrich", partition))
+    tombstones = tombstone_index(alias)
+    assert _granted(alias, "ingest", tombstones) == {"read", "view_index_metadata"}
+    assert _granted(alias, "recall", tombstones) == set()
+    # Another alias that starts with this one's name is none of its business.
+    for other in (f"{alias}-x", f"{alias}x"):
+        for role in ROLES:
+            assert _granted(alias, role, PartitionNames(other, "month").index(stamp)) == set()
+            assert _granted(alias, role, tombstone_index(other)) == set()
+
+
+def test_every_command_that_reads_or_writes_events_names_its_roles() -> None:
+    local = {"node", "tools", "roles", "users"}  # no Elasticsearch credentials involved
+    assert set(COMMANDS) - local == set(COMMAND_ROLES)
+    assert all(set(roles) <= set(ROLES) for roles in COMMAND_ROLES.values())
