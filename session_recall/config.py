@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     username: str | None = Field(default=None, alias="ELASTICSEARCH_USERNAME")
     password: SecretStr | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD")
     ca_certs: Path | None = Field(default=None, alias="ELASTICSEARCH_CA_CERTS")
+    # `serve`'s searches and probes, when an operator keeps them apart from its writes
+    # (the recall role apart from ingest and enrich): see `for_reads`.
+    read_api_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_READ_API_KEY")
+    read_username: str | None = Field(default=None, alias="SESSION_RECALL_READ_USERNAME")
+    read_password: SecretStr | None = Field(default=None, alias="SESSION_RECALL_READ_PASSWORD")
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
@@ -101,16 +106,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
-        if self.api_key and (self.username or self.password):
-            raise ConfigurationError(
-                "Both an API key and a username/password are set.",
-                hint="Unset ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME/PASSWORD.",
-            )
-        if bool(self.username) != bool(self.password):
-            raise ConfigurationError(
-                "A username needs a password and a password needs a username.",
-                hint="Set both ELASTICSEARCH_USERNAME and ELASTICSEARCH_PASSWORD.",
-            )
+        _one_credential(self.api_key, self.username, self.password, "ELASTICSEARCH_")
+        _one_credential(
+            self.read_api_key, self.read_username, self.read_password, "SESSION_RECALL_READ_"
+        )
         if self.embedder == "endpoint" and not (
             self.embeddings_url and self.embeddings_model and self.embeddings_dims
         ):
@@ -128,6 +127,19 @@ class Settings(BaseSettings):
             )
         return self
 
+    def for_reads(self) -> "Settings":
+        """The settings of `serve`'s searches and probes: its read credentials
+        (SESSION_RECALL_READ_*, the recall role) when set, else its own."""
+        if not (self.read_api_key or self.read_username):
+            return self
+        return self.model_copy(
+            update={
+                "api_key": self.read_api_key,
+                "username": self.read_username,
+                "password": self.read_password,
+            }
+        )
+
     def signing_key(self) -> bytes:
         """The key that signs recall cursors (see `load_cursor_key`)."""
         configured = None if self.cursor_key is None else self.cursor_key.get_secret_value()
@@ -137,6 +149,23 @@ class Settings(BaseSettings):
         """A copy with the given fields replaced, skipping the ones left at None."""
         given = {k: v for k, v in values.items() if v is not None}
         return self.model_validate({**self.model_dump(), **given})
+
+
+def _one_credential(
+    api_key: SecretStr | None, username: str | None, password: SecretStr | None, prefix: str
+) -> None:
+    """An API key, or a username with its password, or none: the variables named
+    `{prefix}API_KEY`, `{prefix}USERNAME` and `{prefix}PASSWORD`."""
+    if api_key and (username or password):
+        raise ConfigurationError(
+            "Both an API key and a username/password are set.",
+            hint=f"Unset {prefix}API_KEY or {prefix}USERNAME/PASSWORD.",
+        )
+    if bool(username) != bool(password):
+        raise ConfigurationError(
+            "A username needs a password and a password needs a username.",
+            hint=f"Set both {prefix}USERNAME and {prefix}PASSWORD.",
+        )
 
 
 def settings_problem(err: ValidationError) -> str:

@@ -78,9 +78,16 @@ class Lanes:
         read_client: Elasticsearch | None = None,
     ) -> "Lanes":
         """Lanes with clients of their own (each its own connection pool), or copies of
-        `shared` when one is given (tests); `read_client` replaces the reads' client."""
+        `shared` when one is given (tests); `read_client` replaces the reads' client.
+        The reads and the probes use the read credentials, when set (`for_reads`)."""
 
-        def lane(name: str, threads: int, deadline: float, client: Elasticsearch | None) -> Lane:
+        def lane(
+            name: str,
+            threads: int,
+            deadline: float,
+            client: Elasticsearch | None,
+            settings: Settings = settings,
+        ) -> Lane:
             if client is not None:
                 return Lane(name, client, threads=threads, deadline=deadline, owned=False)
             if shared is not None:
@@ -94,9 +101,12 @@ class Lanes:
             )
             return Lane(name, own, threads=threads, deadline=deadline, owned=True)
 
+        reader = settings.for_reads()
         return cls(
-            reads=lane("reads", limits.max_concurrent_reads, limits.read_deadline, read_client),
-            probes=lane("probes", PROBE_THREADS, PROBE_TIMEOUT_S, None),
+            reads=lane(
+                "reads", limits.max_concurrent_reads, limits.read_deadline, read_client, reader
+            ),
+            probes=lane("probes", PROBE_THREADS, PROBE_TIMEOUT_S, None, reader),
             erasures=lane("erasures", ERASURE_THREADS, limits.write_deadline, None),
         )
 

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from elasticsearch import AuthorizationException, Elasticsearch
+from starlette.testclient import TestClient
 
 from session_recall.cli import main
+from session_recall.config import Settings
 from session_recall.core.access import ROLES, Role
+from session_recall.http import create_app
 from session_recall.node import LocalNode, wait_until
 from session_recall.node.secure import Security
 from session_recall.node.users import FileRealm
@@ -31,20 +35,20 @@ NODE = "tests-secured"
 class Secured:
     url: str
     ca: Path
-    passwords: dict[Role, str]
+    passwords: dict[str, str]  # a role's, and serve's (ingest, recall and enrich)
     home: Path
     node: LocalNode
     outputs: list[str]
 
-    def user(self, role: Role) -> str:
+    def user(self, role: str) -> str:
         return f"tier-{role}"
 
-    def client(self, role: Role) -> Elasticsearch:
+    def client(self, role: str) -> Elasticsearch:
         return Elasticsearch(
             self.url, basic_auth=(self.user(role), self.passwords[role]), ca_certs=str(self.ca)
         )
 
-    def run(self, role: Role, *args: str, ca: Path | None = None, stdin: str = "") -> Result:
+    def run(self, role: str, *args: str, ca: Path | None = None, stdin: str = "") -> Result:
         env = {
             "ELASTICSEARCH_URL": self.url,
             "ELASTICSEARCH_USERNAME": self.user(role),
@@ -67,7 +71,10 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
     node.wipe()  # a node of an earlier run kept other secrets
     info = node.start(on_step=lambda _m: None)
     realm = FileRealm([node.node_dir / "config"])
-    passwords = {role: realm.create(f"tier-{role}", (role,), ALIAS) for role in ROLES}
+    passwords: dict[str, str] = {
+        role: realm.create(f"tier-{role}", (role,), ALIAS) for role in ROLES
+    }
+    passwords["serve"] = realm.create("tier-serve", ("ingest", "recall", "enrich"), ALIAS)
     found = Secured(
         url=info.url,
         ca=security.ca,
@@ -76,7 +83,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
         node=node,
         outputs=[],
     )
-    for role in ROLES:  # the node reads its users' file again within seconds
+    for role in passwords:  # the node reads its users' file again within seconds
         client = found.client(role)
         assert wait_until(lambda c=client: _authenticates(c), timeout=60), role
     try:
@@ -269,6 +276,82 @@ def test_enrich_enriches_and_admin_runs_the_upkeep(set_up: Secured, tmp_path: Pa
         result = set_up.run("admin", *command)
         assert result.exit_code == 0, (command, result.output)
     assert not set_up.client("admin").indices.exists(index=f"{ALIAS}-2024.02")
+
+
+def test_serve_with_its_roles_stores_and_recalls_and_without_recall_says_so(
+    set_up: Secured, tmp_path: Path
+) -> None:
+    def settings(role: str, **reads: str) -> Settings:
+        return Settings(
+            ELASTICSEARCH_URL=set_up.url,
+            ELASTICSEARCH_USERNAME=set_up.user(role),
+            ELASTICSEARCH_PASSWORD=set_up.passwords[role],
+            ELASTICSEARCH_CA_CERTS=set_up.ca,
+            SESSION_RECALL_INDEX=ALIAS,
+            SESSION_RECALL_HOME=tmp_path,
+            **reads,
+        )
+
+    posted = event(user="sam", session="s", event_id="h1", text="zeppelin tickets")
+    tool = "/v1/users/sam/tools/cross_session_search"
+    ask = {"innerThought": "t", "query": "zeppelin"}
+    with TestClient(create_app(settings("serve"), enrich=True)) as web:
+        stored = web.post("/v1/events?refresh=wait_for", json=posted)
+        assert stored.status_code == 200, stored.text
+        found = web.post(tool, json=ask)
+        assert found.status_code == 200, found.text
+        assert "zeppelin tickets" in found.text
+        assert web.get("/readyz").status_code == 200
+    # With the ingest role alone, serve stores, and a recall names the role it lacks.
+    with TestClient(create_app(settings("ingest"), enrich=False)) as web:
+        again = web.post("/v1/events", json={**posted, "event_id": "h2"})
+        assert again.status_code == 200, again.text
+        refused = web.post(tool, json=ask)
+        assert refused.status_code == 500, refused.text
+        assert "needs the recall role" in refused.text
+        assert set_up.passwords["ingest"] not in refused.text
+    # Two credentials kept apart: writes with ingest's, searches and probes with recall's.
+    apart = settings(
+        "ingest",
+        SESSION_RECALL_READ_USERNAME=set_up.user("recall"),
+        SESSION_RECALL_READ_PASSWORD=set_up.passwords["recall"],
+    )
+    with TestClient(create_app(apart, enrich=False)) as web:
+        third = web.post("/v1/events?refresh=wait_for", json={**posted, "event_id": "h3"})
+        assert third.status_code == 200, third.text
+        assert web.get("/readyz").status_code == 200
+        found = web.post(tool, json=ask)
+        assert found.status_code == 200, found.text
+        assert found.text.count("zeppelin tickets") == 3
+    assert _stored(set_up, "sam") == ["h1", "h2", "h3"]
+
+
+def test_users_made_on_the_command_line_work_at_once_and_go_when_deleted(
+    secured: Secured,
+) -> None:
+    def users(*args: str) -> Result:
+        env = {"SESSION_RECALL_HOME": str(home_for_tests()), "SESSION_RECALL_INDEX": ALIAS}
+        return CliRunner().invoke(main, ["users", *args, "--node", NODE], env=env)
+
+    made = users("create", "--role", "recall", "--name", "cli-reader")
+    assert made.exit_code == 0, made.output
+    lines = dict(line.split("=", 1) for line in made.stdout.splitlines())
+    reader = Elasticsearch(
+        secured.url,
+        basic_auth=(lines["ELASTICSEARCH_USERNAME"], lines["ELASTICSEARCH_PASSWORD"]),
+        ca_certs=str(secured.ca),
+    )
+    assert wait_until(lambda: _authenticates(reader), timeout=60)
+    assert "cli-reader: secured-tier-recall" in users("list").output
+    twice = users("create", "--role", "admin", "--name", "cli-reader")
+    assert twice.exit_code == 3
+    assert "exists" in twice.output
+    assert users("delete", "cli-reader").exit_code == 0
+    assert wait_until(lambda: not _authenticates(reader), timeout=60)
+    # The node's roles are what `roles show --format file` prints.
+    shown = CliRunner().invoke(main, ["--index", ALIAS, "roles", "show", "--format", "file"])
+    on_node = yaml.safe_load((secured.node.node_dir / "config" / "roles.yml").read_text())
+    assert yaml.safe_load(shown.stdout) == on_node
 
 
 def test_no_output_or_log_shows_a_password(

@@ -31,6 +31,8 @@ def test_help_shows_no_secret_taken_from_the_environment(monkeypatch: pytest.Mon
             "ELASTICSEARCH_PASSWORD": "p",
         },
         {"ELASTICSEARCH_USERNAME": "u"},
+        {"SESSION_RECALL_READ_API_KEY": "k", "SESSION_RECALL_READ_USERNAME": "u"},
+        {"SESSION_RECALL_READ_PASSWORD": "p"},
         {"SESSION_RECALL_INDEX": "Upper"},
         {"SESSION_RECALL_EMBEDDER": "endpoint"},
         {
@@ -97,3 +99,17 @@ def test_the_embedder_is_static_by_default_and_its_api_key_stays_hidden():
     remote = embedder_for(settings)
     assert isinstance(remote, EndpointEmbedder) and remote.model_id == "nomic-embed-text@768"
     assert "embedding-key-secret" not in repr(settings) + str(settings.model_dump())
+
+
+def test_serve_reads_with_its_read_credentials_when_set_and_its_own_otherwise():
+    own = Settings(ELASTICSEARCH_USERNAME="writer", ELASTICSEARCH_PASSWORD="w-secret")
+    assert own.for_reads() == own
+    apart = Settings(
+        ELASTICSEARCH_USERNAME="writer",
+        ELASTICSEARCH_PASSWORD="w-secret",
+        SESSION_RECALL_READ_API_KEY="r-key-secret",
+    )
+    reads = apart.for_reads()
+    assert reads.api_key is not None and reads.api_key.get_secret_value() == "r-key-secret"
+    assert reads.username is None and reads.password is None
+    assert "r-key-secret" not in repr(apart)
