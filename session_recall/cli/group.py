@@ -5,12 +5,9 @@ Commands raise; none of them catches to print."""
 from typing import Any
 
 import click
-from elasticsearch import ApiError, TransportError
 
-from session_recall.client import access_problem
 from session_recall.core.errors import SessionRecallError
 from session_recall.error_policy import answer
-from session_recall.security.roles import needed_by
 
 
 class RecallGroup(click.Group):
@@ -21,9 +18,17 @@ class RecallGroup(click.Group):
             raise self._misplaced(err) or err from None
         except SessionRecallError as err:
             self._fail(ctx, err)
-        except (ApiError, TransportError) as err:
+        except Exception as err:
             # A refusal of the credentials or of the certificate, wherever it met the
-            # command: what to do about it, never a traceback.
+            # command: what to do about it, never a traceback. Imported here: `--help`
+            # and `--version` import neither the client nor the libraries.
+            from elasticsearch import ApiError, TransportError
+
+            from session_recall.client import access_problem
+            from session_recall.security.roles import needed_by
+
+            if not isinstance(err, ApiError | TransportError):
+                raise
             command = ctx.invoked_subcommand or ""
             problem = access_problem(err, needed=needed_by(command))
             if problem is None:

@@ -91,4 +91,4 @@ def test_a_read_refused_for_good_is_a_write_failed_that_names_it():
     message = str(failed.value)
     assert "refused to read the index template of 'events'" in message
     assert "403 security_exception: action [indices:admin/index_template/get]" in message
-    assert "privileges" in message
+    assert "needs the ingest role" in message
