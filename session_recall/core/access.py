@@ -11,7 +11,8 @@ def role_hint(*roles: Role) -> str:
     """The next step after a refusal (403) of work that needs `roles`."""
     named = " and ".join(roles)
     return (
-        f"This needs the {named} role{'s' if len(roles) > 1 else ''}: use credentials "
+        f"This needs the {named} role{'s' if len(roles) > 1 else ''} of this alias "
+        "(--index): use credentials "
         f"that hold {'them' if len(roles) > 1 else 'it'} (`session-recall roles show "
         f"--role {roles[0]}` prints what it grants)."
     )
