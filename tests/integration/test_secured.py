@@ -4,15 +4,19 @@ refused by Elasticsearch itself, and the CLI says which role the work needs; wha
 may do works as on an open node. No output or log of the tier shows a password."""
 
 import logging
+import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 from click.testing import CliRunner, Result
 from elasticsearch import AuthorizationException, Elasticsearch
+from mcp import StdioServerParameters
 from starlette.testclient import TestClient
 
 from session_recall.cli import main
@@ -23,6 +27,7 @@ from session_recall.node import LocalNode, wait_until
 from session_recall.node.secure import Security
 from session_recall.node.users import FileRealm
 from session_recall.security.roles import descriptor
+from tests.integration.test_mcp import _session_calls, _text
 from tests.support.elasticsearch import home_for_tests
 from tests.support.ndjson import write_ndjson
 
@@ -378,6 +383,45 @@ def test_without_create_index_a_new_month_is_refused_and_the_others_are_stored(
     assert stored.status_code == 200, stored.text
     assert _stored(set_up, "nia") == ["m2"]
     assert not set_up.client("admin").indices.exists(index=new_month)
+
+
+def test_the_mcp_tools_recall_with_the_recall_role_and_name_it_without(
+    set_up: Secured, tmp_path: Path
+) -> None:
+    """`session-recall mcp` over stdio, as an agent runs it: with the recall role its
+    tools answer; with the ingest role the tool's error names the role it needs."""
+    mine = event(user="tom", session="s1", event_id="t1", text="the harbour ferry schedule")
+    assert _ingest(set_up, tmp_path, "ingest", mine).exit_code == 0
+    assert _stored(set_up, "tom") == ["t1"]
+    executable = shutil.which("session-recall")
+    assert executable, "the session-recall console script is not installed"
+
+    def server(role: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=executable,
+            args=["mcp", "--user", "tom"],
+            env={
+                "ELASTICSEARCH_URL": set_up.url,
+                "ELASTICSEARCH_USERNAME": set_up.user(role),
+                "ELASTICSEARCH_PASSWORD": set_up.passwords[role],
+                "ELASTICSEARCH_CA_CERTS": str(set_up.ca),
+                "SESSION_RECALL_INDEX": ALIAS,
+                "SESSION_RECALL_HOME": str(tmp_path),
+                "PATH": os.environ.get("PATH", ""),
+            },
+        )
+
+    ask = {"innerThought": "t", "query": "ferry schedule"}
+    calls = [("cross_session_search", ask), ("memory_search", ask)]
+    _, answers = anyio.run(_session_calls, server("recall"), calls)
+    for answer in answers:
+        assert not answer.is_error, _text(answer)
+        assert "the harbour ferry schedule" in _text(answer)
+    _, refused = anyio.run(_session_calls, server("ingest"), calls)
+    for answer in refused:
+        assert answer.is_error
+        assert "needs the recall role" in _text(answer), _text(answer)
+        set_up.outputs.append(_text(answer))
 
 
 def test_users_made_on_the_command_line_work_at_once_and_go_when_deleted(
