@@ -62,8 +62,8 @@ def ensure_partition(client: Elasticsearch, index: str) -> bool:
     Made explicitly rather than by the bulk's auto-creation, which a cluster may have
     turned off (`action.auto_create_index`); the template gives it the mappings,
     the settings and the read alias either way. A credential that may create
-    partitions but not look at them (the ingest role) asks to create it: "it exists
-    already" answers the question too.
+    partitions but not look at them (a role narrower than ours) asks to create it:
+    "it exists already" answers the question too.
     """
     try:
         if client.indices.exists(index=index):

@@ -541,31 +541,10 @@ class Writer:
         every replay of an erased scope, and almost all of them find nothing."""
         if not refused:
             return
-        indices = self._indices()
-        if indices is None:
-            log.warning(_COPIES_KEPT, len(refused), "may not look for them")
-            return
-        if not indices:
-            return
-        legacy = [index for index in indices if parse_partition(self._alias, index) is None]
-        docs = [
-            ({"_index": index, "_id": doc_id, "routing": routing}, until)
-            for (own, doc_id, routing), until in refused
-            for index in [own, *legacy]
-            if index in indices
-        ]
-
-        def look() -> list[tuple[str, str, str]] | None:
-            try:
-                return _found(self._es(), docs)
-            except AuthorizationException:
-                return None
-
-        found = self._read(look, "look for copies of erased events")
+        found = self._read(lambda: self._copies(refused), "look for copies of erased events")
         if found is None:
             log.warning(_COPIES_KEPT, len(refused), "may not look for them")
-            return
-        if found:
+        elif found:
             self._delete([_delete(*copy) for copy in found])
 
     def _delete(self, actions: list[bulk.Action]) -> None:
@@ -575,18 +554,24 @@ class Writer:
         if refused:
             log.warning(_COPIES_KEPT, refused, "may not delete them")
 
-    def _indices(self) -> list[str] | None:
-        """The indices behind the alias; None when the credential may not look."""
-
-        def resolve() -> list[str] | None:
-            try:
-                return sorted(self._es().indices.get_alias(name=self._alias).body)
-            except NotFoundError:
-                return []  # no alias, no copies (and the next bulk says what is wrong)
-            except AuthorizationException:
-                return None
-
-        return self._read(resolve, "resolve the alias")
+    def _copies(self, refused: list[tuple["_Copy", int]]) -> list[tuple[str, str, str]] | None:
+        """The stored copies of `refused` (see `_delete_copies`); None when these
+        credentials may not look for them (the ingest role reads no event)."""
+        es = self._es()
+        try:
+            indices = sorted(es.indices.get_alias(name=self._alias).body)
+            legacy = [index for index in indices if parse_partition(self._alias, index) is None]
+            docs = [
+                ({"_index": index, "_id": doc_id, "routing": routing}, until)
+                for (own, doc_id, routing), until in refused
+                for index in [own, *legacy]
+                if index in indices
+            ]
+            return _found(es, docs) if docs else []
+        except NotFoundError:
+            return []  # no alias, no copies (and the next bulk says what is wrong)
+        except AuthorizationException:
+            return None
 
     def _erased(
         self, scopes: Callable[[], Collection[str]], *, reuse: bool = False

@@ -17,6 +17,7 @@ from elasticsearch.serializer import NdjsonSerializer
 from session_recall.config import Settings
 from session_recall.core.access import Role, role_hint
 from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
+from session_recall.indexer.errors import refusal_reason
 from session_recall.pins import elasticsearch_major
 
 # The client's default of 10 s is too short for a bulk chunk on a busy 2-core machine,
@@ -91,7 +92,7 @@ def access_problem(
     never repeated."""
     if isinstance(err, AuthorizationException):
         return ConfigurationError(
-            f"Elasticsearch refused this to the credentials (403): {_reason(err)}.",
+            f"Elasticsearch refused this to the credentials: {refusal_reason(err)}.",
             hint=role_hint(*(needed or ("admin",))),
         )
     if isinstance(err, SSLError):
@@ -110,13 +111,6 @@ def access_problem(
             "create --role ROLE` makes a user.",
         )
     return None
-
-
-def _reason(err: ApiError) -> str:
-    body = err.body if isinstance(err.body, dict) else {}
-    error = body.get("error")
-    reason = error.get("reason") if isinstance(error, dict) else None
-    return str(reason or err.message)
 
 
 def server_version(client: Elasticsearch) -> str | None:

@@ -56,7 +56,7 @@ class FileRealm:
                     f"The user {name!r} exists.",
                     hint=f"Pick another --name, or `session-recall users delete {name}` first.",
                 )
-            self._put_roles(alias, roles)
+            self._put_roles(alias)
             users = dict(_pairs(self.configs[0] / "users"))
             users[name] = hashed
             members = self._members()
@@ -86,8 +86,8 @@ class FileRealm:
             for role, names in _pairs(self.configs[0] / "users_roles")
         }
 
-    def _put_roles(self, alias: str, roles: tuple[Role, ...]) -> None:
-        """Define `alias`'s roles in `roles.yml`, beside what it defines already."""
+    def _put_roles(self, alias: str) -> None:
+        """Define all of `alias`'s roles in `roles.yml`, beside what it defines already."""
         path = self.configs[0] / "roles.yml"
         found = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
         defined = found if isinstance(found, dict) else {}
