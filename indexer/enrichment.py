@@ -45,6 +45,7 @@ from elasticsearch import (
 )
 from pydantic import BaseModel
 
+from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.core.stems import stems
@@ -57,7 +58,12 @@ from session_recall.embeddings import (
 )
 from session_recall.indexer import bulk
 from session_recall.indexer.bulk import BulkStats
-from session_recall.indexer.errors import IndexerError, VectorFieldsMissing, refusal_reason
+from session_recall.indexer.errors import (
+    IndexerError,
+    PrivilegeMissing,
+    VectorFieldsMissing,
+    refusal_reason,
+)
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.vectors import mapped_models, vector_fields
 
@@ -222,8 +228,11 @@ def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) 
     try:
         return call_with_retries(func, policy=policy, what=what)
     except ApiError as err:
+        message = f"Elasticsearch refused to {what} of {alias!r}: {refusal_reason(err)}."
+        if err.status_code == 403:
+            raise PrivilegeMissing(message, hint=role_hint("enrich")) from None
         raise IndexerError(
-            f"Elasticsearch refused to {what} of {alias!r}: {refusal_reason(err)}.",
+            message,
             hint="Check the alias and the credentials' privileges on it, then run "
             "`session-recall embed` again.",
         ) from None
@@ -260,10 +269,13 @@ def follow(
 ) -> None:
     """Pass after pass until `stop` is set: the next pass starts when `wake` is set
     (a writer stored events) or after `poll_seconds`. A pass that fails is logged
-    and tried again after the poll interval; the pass never gives up for good."""
+    and tried again after a pause that doubles up to a minute; the pass never gives up
+    for good (a missing privilege may be granted meanwhile). A failure is logged as a
+    warning once, and again only when it changes."""
     wake = wake or threading.Event()
     policy = policy or FOLLOW_RETRY
     failures = 0
+    logged: str | None = None  # the failure last warned of
     while not stop.is_set():
         wake.clear()
         try:
@@ -274,10 +286,14 @@ def follow(
         except Exception as err:  # a follower outlives any one failure
             failures += 1
             pause = min(poll_seconds * 2**failures, _MAX_PAUSE_S)
-            log.warning("enrichment pass failed (%s); trying again in %.0f s", err, pause)
+            level = logging.DEBUG if str(err) == logged else logging.WARNING
+            log.log(level, "enrichment pass failed (%s); trying again in %.0f s", err, pause)
+            logged = str(err)
             stop.wait(pause)
             continue
-        failures = 0
+        if logged is not None:
+            log.info("the enrichment pass works again")
+        failures, logged = 0, None
         if on_pass is not None:
             on_pass(summary)
         if summary.embedder_error or not summary.missing:

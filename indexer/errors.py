@@ -50,6 +50,14 @@ class WriteUnavailable(IndexerError, ElasticsearchUnavailable):
     kind = ErrorKind.UNAVAILABLE
 
 
+class PrivilegeMissing(IndexerError):
+    """The credential may not store some events (a 403 on an item, or on creating a
+    month's partition): the events are fine, the role lacks a privilege. `ingest`
+    stops there rather than dead-letter them as if they were bad, its checkpoint
+    before them, and a run with a credential that holds the privilege stores them
+    (nothing twice)."""
+
+
 class TooManyEvents(IndexerError):
     """One request holds more events than the batcher may ever hold: sending it again
     cannot work, splitting it does."""

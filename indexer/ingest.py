@@ -69,7 +69,9 @@ def ingest(
     `start` is where `lines` begins (the checkpoint it resumed from). With an
     `embedder`, events are stored with their vectors. Raises
     `WriteUnavailable` when Elasticsearch stays unavailable; the checkpoint then
-    holds the last position safe to resume from. Raises `UnwritablePath`, before
+    holds the last position safe to resume from; `PrivilegeMissing` (the checkpoint
+    likewise) when the credential may not store an event, which is not the event's
+    fault, so it is not dead-lettered. Raises `UnwritablePath`, before
     anything is read, when `dead_letter` or `checkpoint_path` cannot be written.
     """
     check_outputs(dead_letter, checkpoint_path)
@@ -80,7 +82,7 @@ def ingest(
     # which holds it anyway. A tuple or a parsed copy per event in flight cost more
     # than their own making: each is an object more in memory that no cache holds.
     progress: Progress[Line] = Progress(Line(b"", 0, start.offset, start.inode))
-    writer = Writer(client, alias, options=options, embedder=embedder)
+    writer = Writer(client, alias, options=options, embedder=embedder, stop_when_forbidden="ingest")
     if checkpoint_path is not None and start.inode is not None:
         # At once: a run killed before its first acknowledgement, with the file rotated
         # meanwhile, still finds the file it was reading, by its inode.

@@ -128,7 +128,7 @@ def move(
     retrying = functools.partial(call_with_retries, policy=options.retry)
     # Its period and identity rule from the template: the moved events get the ids
     # that replays of them will meet.
-    writer = Writer(client, alias, options=options)
+    writer = Writer(client, alias, options=options, stop_when_forbidden="admin")
     summaries = []
     for legacy in [s.index for s in stored_indices(client, alias) if s.partition is None]:
         summary = MoveSummary(index=legacy, events=_count(client, legacy, retrying))

@@ -40,7 +40,7 @@ from elasticsearch import ApiError, AuthorizationException, Elasticsearch, NotFo
 from pydantic import BaseModel, Field
 
 from session_recall.core import strict_json
-from session_recall.core.access import role_hint
+from session_recall.core.access import Role, role_hint
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import Granularity, PartitionNames, parse_partition
 from session_recall.embeddings import Embedder
@@ -49,7 +49,12 @@ from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity, to_document
-from session_recall.indexer.errors import AliasMissing, WriteFailed, refusal_reason
+from session_recall.indexer.errors import (
+    AliasMissing,
+    PrivilegeMissing,
+    WriteFailed,
+    refusal_reason,
+)
 from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits
@@ -150,6 +155,11 @@ class Writer:
     `granularity` is the alias's partition period when the caller knows it (and
     `identity`, the fields that make an event's identity, see `document.Identity`);
     unset, the writer reads both from the index template `setup` installed.
+
+    An event the credential may not store (a 403) is refused with the reason, as one
+    the cluster refuses is; with `stop_when_forbidden`, the role the work needs, it
+    raises `PrivilegeMissing` instead, naming the role: what `ingest` and `migrate`
+    want, whose input stays where a run with a better credential finds it again.
     """
 
     def __init__(
@@ -162,8 +172,10 @@ class Writer:
         granularity: Granularity | None = None,
         identity: Identity = DEFAULT_IDENTITY,
         sleep: Callable[[float], None] = time.sleep,
+        stop_when_forbidden: Role | None = None,
     ) -> None:
         self._client = client
+        self._stop_when_forbidden = stop_when_forbidden
         self._alias = alias
         self.options = options or WriterOptions()
         self._embedder = embedder
@@ -289,6 +301,8 @@ class Writer:
                 )
             except ApiError as err:
                 reason = refusal_reason(err)
+                if err.status_code == 403:
+                    self._forbidden(f"create the partition {index}", reason)
                 if index not in self.refused_partitions:  # once per partition and outage
                     log.error("Elasticsearch refused to create the partition %s: %s", index, reason)
                 self.refused_partitions[index] = reason
@@ -655,7 +669,17 @@ class Writer:
                 "cluster does not create indices on write.",
                 hint=f"Run `session-recall --index {self._alias} setup` first.",
             )
+        if response.status == 403:
+            self._forbidden(f"store the event {event_id!r} in {index}", str(response.error))
         return _refused(event_id, f"Elasticsearch refused it ({response.status}): {response.error}")
+
+    def _forbidden(self, what: str, reason: str) -> None:
+        """A refusal for want of a privilege: raised when the caller wants it so."""
+        if self._stop_when_forbidden is not None:
+            raise PrivilegeMissing(
+                f"Elasticsearch refused to {what} (403): {reason}.",
+                hint=role_hint(self._stop_when_forbidden),
+            )
 
 
 _size = operator.attrgetter("size")

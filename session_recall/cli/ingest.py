@@ -36,7 +36,7 @@ from session_recall.indexer import enrich as enrich_events
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.enrichment import Enricher
-from session_recall.indexer.errors import WriteUnavailable
+from session_recall.indexer.errors import PrivilegeMissing, WriteUnavailable
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,
     Line,
@@ -177,10 +177,10 @@ def ingest_command(
                 # Never without its summary: what was stored and dead-lettered so far.
                 if so_far:
                     click.echo(f"Stopped. So far: {so_far[0].line()}", err=True)
-                if checkpoint is None or not isinstance(err, WriteUnavailable):
+                if checkpoint is None or not isinstance(err, RESUMABLE):
                     raise
-                resume = f"Run the same command to resume from {checkpoint}."
-                raise WriteUnavailable(err.message, hint=f"{err.hint} {resume}") from None
+                resume = f"Then run the same command to resume from {checkpoint}."
+                raise type(err)(err.message, hint=f"{err.hint} {resume}") from None
         refresh(client, app.settings.index)
     if enrich and not follow:
         _enrich(client, app.settings.index, embedder)
@@ -210,6 +210,9 @@ def _finish(summary: IngestSummary) -> None:
     if not summary.all_accepted:
         sys.exit(1)
 
+
+# What stops a run with nothing lost: a run of the same command resumes it.
+RESUMABLE = (WriteUnavailable, PrivilegeMissing)
 
 # `follow_file` with its stop event and rotation settings bound: (path, start, rotated).
 Tail = Callable[..., Iterator[Line | LineRun | Flush]]

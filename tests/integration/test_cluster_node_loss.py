@@ -5,7 +5,6 @@ and never serves a wrong page while a node is SIGKILLed in the middle of an
 import os
 import signal
 import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from session_recall.indexer import Event, Submission, Writer
 from session_recall.node import LocalCluster, wait_until
 from session_recall.recall import CrossSessionSearcher
 from session_recall.templates import install
+from tests.support.cli import CLI
 from tests.support.elasticsearch import dedicated_cluster, server_pid
 from tests.support.ndjson import (
     checkpoint_offset,
@@ -33,7 +33,6 @@ from tests.support.pages import cursor_pages
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-CLI = [sys.executable, "-c", "from session_recall.cli import main; main()"]
 ALIAS = "t-node-loss"
 KEY = b"node-loss-test-cursor-key-32byte"
 INGESTED = 6_000

@@ -3,7 +3,6 @@
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -12,6 +11,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.indexer.checkpoint import Position, load
 from session_recall.node import wait_until
+from tests.support.cli import CLI
 from tests.support.ndjson import (
     append_ndjson,
     checkpoint_offset,
@@ -22,8 +22,6 @@ from tests.support.ndjson import (
 )
 
 pytestmark = pytest.mark.integration
-
-CLI = [sys.executable, "-c", "from session_recall.cli import main; main()"]
 
 
 def _start(es_url: str, alias: str, *args: str) -> subprocess.Popen[bytes]:

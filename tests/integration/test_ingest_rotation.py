@@ -7,7 +7,6 @@ import itertools
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import BinaryIO
@@ -17,11 +16,11 @@ from elasticsearch import Elasticsearch
 
 from session_recall.indexer.checkpoint import Position, load
 from session_recall.node import wait_until
+from tests.support.cli import CLI
 from tests.support.ndjson import duplicated_event_ids, event, ndjson, stored
 
 pytestmark = pytest.mark.integration
 
-CLI = [sys.executable, "-c", "from session_recall.cli import main; main()"]
 # The writer's pace: a batch of lines, then a short pause (a producer's rate, not a wait).
 BATCH, PAUSE_S = 10, 0.005
 # Bounds the writer's loop; far more lines than a test needs.

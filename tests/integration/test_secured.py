@@ -6,6 +6,8 @@ may do works as on an open node. No output or log of the tier shows a password."
 import logging
 import os
 import shutil
+import signal
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +30,9 @@ from session_recall.node.secure import Security
 from session_recall.node.users import FileRealm
 from session_recall.security.roles import descriptor
 from tests.integration.test_mcp import _session_calls, _text
+from tests.support.cli import CLI
 from tests.support.elasticsearch import home_for_tests
-from tests.support.ndjson import write_ndjson
+from tests.support.ndjson import append_ndjson, checkpoint_offset, write_ndjson
 
 pytestmark = pytest.mark.integration
 
@@ -54,8 +57,8 @@ class Secured:
             self.url, basic_auth=(self.user(role), self.passwords[role]), ca_certs=str(self.ca)
         )
 
-    def run(self, role: str, *args: str, ca: Path | None = None, stdin: str = "") -> Result:
-        env = {
+    def env(self, role: str, ca: Path | None = None) -> dict[str, str | None]:
+        return {
             "ELASTICSEARCH_URL": self.url,
             "ELASTICSEARCH_USERNAME": self.user(role),
             "ELASTICSEARCH_PASSWORD": self.passwords[role],
@@ -64,6 +67,21 @@ class Secured:
             "SESSION_RECALL_INDEX": ALIAS,
             "SESSION_RECALL_HOME": str(self.home),
         }
+
+    def settings(self, role: str, home: Path, **reads: str) -> Settings:
+        """`serve`'s settings with the credential of `role`, and `reads` for searches."""
+        return Settings(
+            ELASTICSEARCH_URL=self.url,
+            ELASTICSEARCH_USERNAME=self.user(role),
+            ELASTICSEARCH_PASSWORD=self.passwords[role],
+            ELASTICSEARCH_CA_CERTS=self.ca,
+            SESSION_RECALL_INDEX=ALIAS,
+            SESSION_RECALL_HOME=home,
+            **reads,
+        )
+
+    def run(self, role: str, *args: str, ca: Path | None = None, stdin: str = "") -> Result:
+        env = self.env(role, ca)
         result = CliRunner().invoke(main, list(args), env=env, input=stdin)
         self.outputs.append(result.output)
         return result
@@ -219,6 +237,39 @@ def test_ingest_cannot_search_and_is_told_the_role(set_up: Secured) -> None:
     assert "admin role" in result.output
 
 
+def test_ingest_follow_stores_with_the_ingest_role_and_names_the_enrich_role_once(
+    set_up: Secured, tmp_path: Path
+) -> None:
+    """`ingest --follow` as a sidecar runs it: a real process, stopped by SIGTERM. Its
+    enrichment alongside needs the enrich role, which the ingest one lacks: it says so
+    once and tries again quietly, and every event is stored all the same."""
+    source = write_ndjson(
+        tmp_path / "follow.ndjson", [event(user="fay", session="s", event_id="f0")]
+    )
+    ckpt = tmp_path / "follow.ckpt"
+    env = {k: v for k, v in {**os.environ, **set_up.env("ingest")}.items() if v is not None}
+    run = subprocess.Popen(
+        [*CLI, "ingest", str(source), "--follow", "--checkpoint", str(ckpt)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_until(lambda: _stored(set_up, "fay") == ["f0"], timeout=60)
+        more = [event(user="fay", session="s", event_id=f"f{i}") for i in (1, 2)]
+        append_ndjson(source, more)
+        assert wait_until(lambda: _stored(set_up, "fay") == ["f0", "f1", "f2"], timeout=60)
+        assert wait_until(lambda: checkpoint_offset(ckpt) == source.stat().st_size, timeout=30)
+    finally:
+        run.send_signal(signal.SIGTERM)
+        output = run.communicate(timeout=60)[0].decode()
+    set_up.outputs.append(output)
+    assert run.returncode == 0, output
+    assert output.strip().splitlines()[-1].startswith("Read 3, indexed 3"), output
+    assert output.count("needs the enrich role") == 1, output
+
+
 def test_tombstones_hold_for_the_ingest_role(set_up: Secured, tmp_path: Path) -> None:
     old = event(user="erased", session="s", event_id="old", timestamp="2024-03-01T10:00:00Z")
     assert _ingest(set_up, tmp_path, "ingest", old).exit_code == 0
@@ -290,15 +341,7 @@ def test_serve_with_its_roles_stores_and_recalls_and_without_recall_says_so(
     set_up: Secured, tmp_path: Path
 ) -> None:
     def settings(role: str, **reads: str) -> Settings:
-        return Settings(
-            ELASTICSEARCH_URL=set_up.url,
-            ELASTICSEARCH_USERNAME=set_up.user(role),
-            ELASTICSEARCH_PASSWORD=set_up.passwords[role],
-            ELASTICSEARCH_CA_CERTS=set_up.ca,
-            SESSION_RECALL_INDEX=ALIAS,
-            SESSION_RECALL_HOME=tmp_path,
-            **reads,
-        )
+        return set_up.settings(role, tmp_path, **reads)
 
     posted = event(user="sam", session="s", event_id="h1", text="zeppelin tickets")
     tool = "/v1/users/sam/tools/cross_session_search"
@@ -334,43 +377,44 @@ def test_serve_with_its_roles_stores_and_recalls_and_without_recall_says_so(
     assert _stored(set_up, "sam") == ["h1", "h2", "h3"]
 
 
+def _narrowed_ingest(secured: Secured, name: str, without: str, kept_on: str | None = None) -> None:
+    """The user `tier-<name>`, with the ingest role less `without` as an operator
+    might narrow it (but on the index `kept_on`); its password goes with the others.
+    Returns once it is in force."""
+    config = secured.node.node_dir / "config"
+    secured.passwords[name] = FileRealm([config]).create(f"tier-{name}", ("ingest",), name)
+    narrowed = descriptor(ALIAS, "ingest")
+    for grant in narrowed["indices"]:
+        grant["privileges"] = [p for p in grant["privileges"] if p != without]
+    if kept_on is not None:
+        narrowed["indices"].append({"names": [kept_on], "privileges": [without]})
+    roles_file = config / "roles.yml"
+    defined = yaml.safe_load(roles_file.read_text())
+    roles_file.write_text(yaml.safe_dump({**defined, f"{name}-ingest": narrowed}))
+    client = secured.client(name)
+    partition = f"{ALIAS}-2000.01"
+
+    def in_force() -> bool:
+        try:
+            answer = client.security.has_privileges(
+                index=[{"names": [partition], "privileges": ["view_index_metadata", without]}]
+            )
+        except Exception:
+            return False
+        granted = answer["index"][partition]
+        return bool(granted["view_index_metadata"]) and not granted[without]
+
+    assert wait_until(in_force, timeout=60)
+
+
 def test_without_create_index_a_new_month_is_refused_and_the_others_are_stored(
     set_up: Secured, tmp_path: Path
 ) -> None:
     """An ingest role narrowed by an operator (no `create_index`): serve refuses the
     events of a month without a partition, naming the privilege, and stores the rest."""
-    config = set_up.node.node_dir / "config"
-    password = FileRealm([config]).create("tier-narrow", ("ingest",), "narrow")
-    narrowed = descriptor(ALIAS, "ingest")
-    for grant in narrowed["indices"]:
-        grant["privileges"] = [p for p in grant["privileges"] if p != "create_index"]
-    roles_file = config / "roles.yml"
-    defined = yaml.safe_load(roles_file.read_text())
-    roles_file.write_text(yaml.safe_dump({**defined, "narrow-ingest": narrowed}))
-    narrow = Elasticsearch(
-        set_up.url, basic_auth=("tier-narrow", password), ca_certs=str(set_up.ca)
-    )
+    _narrowed_ingest(set_up, "narrow", without="create_index")
     new_month = f"{ALIAS}-2023.05"
-
-    def narrowed_in_force() -> bool:
-        try:
-            answer = narrow.security.has_privileges(
-                index=[{"names": [new_month], "privileges": ["create_doc", "create_index"]}]
-            )
-        except Exception:
-            return False
-        granted = answer["index"][new_month]
-        return bool(granted["create_doc"]) and not granted["create_index"]
-
-    assert wait_until(narrowed_in_force, timeout=60)
-    settings = Settings(
-        ELASTICSEARCH_URL=set_up.url,
-        ELASTICSEARCH_USERNAME="tier-narrow",
-        ELASTICSEARCH_PASSWORD=password,
-        ELASTICSEARCH_CA_CERTS=set_up.ca,
-        SESSION_RECALL_INDEX=ALIAS,
-        SESSION_RECALL_HOME=tmp_path,
-    )
+    settings = set_up.settings("narrow", tmp_path)
     old = event(user="nia", session="s", event_id="m1", timestamp="2023-05-02T10:00:00Z")
     known = event(user="nia", session="s", event_id="m2")  # 2024.02 exists
     with TestClient(create_app(settings, enrich=False)) as web:
@@ -383,6 +427,49 @@ def test_without_create_index_a_new_month_is_refused_and_the_others_are_stored(
     assert stored.status_code == 200, stored.text
     assert _stored(set_up, "nia") == ["m2"]
     assert not set_up.client("admin").indices.exists(index=new_month)
+    # `ingest` stops there instead: the event is not bad input, so it is not
+    # dead-lettered, and the checkpoint stays before it for a run with a credential
+    # that holds the privilege.
+    later = event(user="nia", session="s", event_id="m3")
+    source = write_ndjson(tmp_path / "narrow.ndjson", [old, later])
+    ckpt, dead = tmp_path / "narrow.ckpt", tmp_path / "narrow.dead"
+    keep = ["--checkpoint", str(ckpt), "--dead-letter", str(dead), "--no-enrich"]
+    stopped = set_up.run("narrow", "ingest", str(source), *keep)
+    assert stopped.exit_code == 3, stopped.output
+    assert "create the partition" in stopped.output and "create_index" in stopped.output
+    assert "needs the ingest role" in stopped.output and "resume" in stopped.output
+    assert not dead.exists()
+    assert _stored(set_up, "nia") == ["m2"]
+    resumed = set_up.run("ingest", "ingest", str(source), *keep)
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.startswith("Read 2, indexed 2"), resumed.output
+    assert _stored(set_up, "nia") == ["m1", "m2", "m3"]
+
+
+def test_a_bulk_item_refused_for_a_privilege_is_reported_never_retried_nor_dead_lettered(
+    set_up: Secured, tmp_path: Path
+) -> None:
+    """With `create_doc` on another index only, the bulk request is let through and
+    the item is refused with 403: serve answers with the refusal at once, ingest stops
+    with the role needed and its checkpoint before the event."""
+    _narrowed_ingest(set_up, "nocreate", without="create_doc", kept_on=f"{ALIAS}-2099.01")
+    refused = event(user="noa", session="s", event_id="n1")  # 2024.02 exists
+    with TestClient(create_app(set_up.settings("nocreate", tmp_path), enrich=False)) as web:
+        answer = web.post("/v1/events", json=refused)
+    assert answer.status_code == 422, answer.text
+    [result] = answer.json()["results"]
+    assert result["status"] == "rejected"
+    assert "(403)" in result["reason"] and "security_exception" in result["reason"]
+    source = write_ndjson(tmp_path / "nocreate.ndjson", [refused])
+    ckpt, dead = tmp_path / "nocreate.ckpt", tmp_path / "nocreate.dead"
+    keep = ["--checkpoint", str(ckpt), "--dead-letter", str(dead), "--no-enrich"]
+    stopped = set_up.run("nocreate", "ingest", str(source), *keep)
+    assert stopped.exit_code == 3, stopped.output
+    assert "store the event 'n1'" in stopped.output and "(403)" in stopped.output
+    assert "needs the ingest role" in stopped.output
+    assert not dead.exists()
+    assert checkpoint_offset(ckpt) == 0
+    assert _stored(set_up, "noa") == []
 
 
 def test_the_mcp_tools_recall_with_the_recall_role_and_name_it_without(
