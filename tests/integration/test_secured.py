@@ -31,7 +31,7 @@ from session_recall.node.users import FileRealm
 from session_recall.security.roles import descriptor
 from tests.integration.test_mcp import _session_calls, _text
 from tests.support.cli import CLI
-from tests.support.elasticsearch import home_for_tests
+from tests.support.elasticsearch import authenticates, home_for_tests
 from tests.support.ndjson import append_ndjson, checkpoint_offset, write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -109,19 +109,11 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
     )
     for role in passwords:  # the node reads its users' file again within seconds
         client = found.client(role)
-        assert wait_until(lambda c=client: _authenticates(c), timeout=60), role
+        assert wait_until(lambda c=client: authenticates(c, ALIAS), timeout=60), role
     try:
         yield found
     finally:
         node.wipe()
-
-
-def _authenticates(client: Elasticsearch) -> bool:
-    try:
-        client.security.authenticate()
-    except Exception:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -526,13 +518,13 @@ def test_users_made_on_the_command_line_work_at_once_and_go_when_deleted(
         basic_auth=(lines["ELASTICSEARCH_USERNAME"], lines["ELASTICSEARCH_PASSWORD"]),
         ca_certs=str(secured.ca),
     )
-    assert wait_until(lambda: _authenticates(reader), timeout=60)
+    assert wait_until(lambda: authenticates(reader), timeout=60)
     assert "cli-reader: secured-tier-recall" in users("list").output
     twice = users("create", "--role", "admin", "--name", "cli-reader")
     assert twice.exit_code == 3
     assert "exists" in twice.output
     assert users("delete", "cli-reader").exit_code == 0
-    assert wait_until(lambda: not _authenticates(reader), timeout=60)
+    assert wait_until(lambda: not authenticates(reader), timeout=60)
     # The node's roles are what `roles show --format file` prints.
     shown = CliRunner().invoke(main, ["--index", ALIAS, "roles", "show", "--format", "file"])
     on_node = yaml.safe_load((secured.node.node_dir / "config" / "roles.yml").read_text())
