@@ -14,6 +14,7 @@ import orjson
 
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant
+from session_recall.core.words import searchable_words
 from session_recall.indexer.event import Event
 
 # What makes two events one, and so one document (the README's "stored once"): on an
@@ -50,6 +51,9 @@ def document_body(event: Event) -> dict[str, Any]:
         "text": event.text,
         "conversation_type": event.conversation_type,
     }
+    words = searchable_words(event.text)
+    if words is not None:  # not plain ASCII (`core.words`); the native core declines it
+        body["words"] = words
     if event.contact_id is not None:
         body["contact_id"] = event.contact_id
     if event.inbox_id is not None:

@@ -671,7 +671,13 @@ class Writer:
             )
         if response.status == 403:
             self._forbidden(f"store the event {event_id!r} in {index}", str(response.error))
-        return _refused(event_id, f"Elasticsearch refused it ({response.status}): {response.error}")
+        reason = f"Elasticsearch refused it ({response.status}): {response.error}"
+        if "strict_dynamic_mapping_exception" in (response.error or ""):
+            reason += (
+                f"; an index of {self._alias!r} predates a field of this release: run "
+                "`session-recall setup` once (it adds the fields), then send it again"
+            )
+        return _refused(event_id, reason)
 
     def _forbidden(self, what: str, reason: str) -> None:
         """A refusal for want of a privilege: raised when the caller wants it so."""

@@ -10,6 +10,7 @@ from typing import Any
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.recall.query import Body
+from session_recall.recall.text_match import any_word_clauses
 
 # What a hit or a neighbour needs; user_id is the searcher's own, never read back.
 SOURCE = ["event_id", "session_id", "timestamp", "type", "text"]
@@ -46,7 +47,7 @@ def keyword_body(filters: list[Body], query: str, *, stemmed: str, size: int) ->
     Three fields, their scores added: the event's own words, its stems, and the stems
     of its text with its session's previous and next turn (the last two come with the
     enrichment pass; an event not enriched yet is found by its own words)."""
-    matches: list[Body] = [{"match": {"text": {"query": query, "boost": KEYWORD_BOOSTS["text"]}}}]
+    matches = any_word_clauses(query, boost=KEYWORD_BOOSTS["text"])
     if stemmed:
         matches += [
             {"match": {field: {"query": stemmed, "boost": KEYWORD_BOOSTS[field]}}}

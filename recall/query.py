@@ -1,6 +1,6 @@
 """Pure builders: validated arguments in, Elasticsearch request bodies out.
 
-Only `term`, `terms`, `range` and `match_phrase` ever reach the engine. The user's text
+Only `term`, `terms`, `range`, `exists` and `match_phrase` ever reach the engine. The user's text
 goes into `match_phrase` as a value, so `user_id:bob`, `*`, `OR` or a quote are words
 to look for, never syntax: no `query_string`, `simple_query_string`, `regexp` or
 `wildcard` here.
@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.recall.arguments import MatchMode
+from session_recall.recall.text_match import phrase_clause
 
 Body = dict[str, Any]
 
@@ -90,7 +91,7 @@ def search_query(
         clauses.append(after_clause(after))
     if not criteria.terms:
         return {"bool": {"filter": clauses}}
-    phrases = [{"match_phrase": {"text": {"query": term}}} for term in criteria.terms]
+    phrases = [phrase_clause(term) for term in criteria.terms]
     if criteria.match == "all":
         return {"bool": {"filter": clauses, "must": phrases}}
     return {"bool": {"filter": clauses, "should": phrases, "minimum_should_match": 1}}

@@ -702,8 +702,11 @@ impl Builder {
         let conversation = texts[CONVERSATION_TYPE].as_deref().unwrap_or(&rules.default_conversation_type);
         let (contact, inbox) = (texts[CONTACT_ID].as_deref(), texts[INBOX_ID].as_deref());
         let identifiers = [Some(user), Some(session), Some(kind), Some(conversation), contact, inbox];
+        // A text that is not plain ASCII gets its `words` field from the Python path
+        // (`core.words`: Unicode normalisation and scripts), so the core declines it.
         if !identifiers.iter().flatten().all(|id| rules.identifier(id))
             || text.len() > rules.max_text_bytes
+            || !text.is_ascii()
         {
             return Ok(None);
         }

@@ -9,6 +9,7 @@ pulled the same way towards every other text full of them, so it leaves them out
 """
 
 import re
+import unicodedata
 
 _FUNCTION_WORDS = """a about above after again against all am an and any are aren't as at be because
     been before being below between both but by can can't cannot could couldn't did
@@ -28,8 +29,11 @@ _WORD = re.compile(r"[\w']+")
 
 
 def content_words(text: str) -> list[str]:
-    """The words of `text` that are not function words, as written (apostrophes kept)."""
-    return [w for w in _WORD.findall(text) if w.lower().replace("’", "'") not in STOPWORDS]
+    """The words of `text` that are not function words, as written (apostrophes kept),
+    accents composed (NFC): a decomposed accent is no word character, and would cut
+    its word in two."""
+    words = _WORD.findall(unicodedata.normalize("NFC", text))
+    return [w for w in words if w.lower().replace("’", "'") not in STOPWORDS]
 
 
 def content_terms(text: str) -> str:

@@ -105,6 +105,8 @@ metadata_values = st.recursive(
     ),
     max_leaves=6,
 )
+# ASCII texts as often as any: the core declines any other (see the test below).
+texts = st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(max_size=60)
 FIELDS = {
     "user_id": identifiers,
     "userId": identifiers,
@@ -112,7 +114,7 @@ FIELDS = {
     "sessionId": identifiers,
     "timestamp": stamps,
     "type": identifiers,
-    "text": st.text(max_size=60),
+    "text": texts,
     "contact_id": st.none() | identifiers,
     "inboxId": st.none() | identifiers,
     "conversation_type": st.none() | identifiers,
@@ -126,7 +128,7 @@ REQUIRED = {
     "session_id": st.sampled_from(["s-1", "s\x01"]),
     "timestamp": st.sampled_from(["2026-07-01T12:00:00Z", "2024-02-29T23:59:59.25Z"]),
     "type": st.just("user_message"),
-    "text": st.text(max_size=60),
+    "text": texts,
 }
 
 
@@ -172,12 +174,25 @@ def test_the_core_takes_the_events_producers_send() -> None:
         {"user_id": "u", "session_id": "s", "timestamp": "2026-07-01T12:00:00Z", "type": "t",
          "text": "hi"},
         {"userId": "u", "sessionId": "s", "timestamp": "2026-07-01T12:00:00.5Z", "type": "t",
-         "text": "é\n\"", "contactId": "c", "inboxId": "i", "eventId": "e-1",
+         "text": "e\n\"\u0001", "contactId": "c", "inboxId": "i", "eventId": "e-1",
          "metadata": {"a": [1, True, None, "x"], "b": {"c": -3}}},
     ]:  # fmt: skip
         line = orjson.dumps(event)
         assert _native(line) is not None
         assert _native(line) == _python(line)
+
+
+def test_a_text_not_plain_ascii_is_left_to_the_python_path_which_gives_its_words() -> None:
+    for text in ["é", "我喜欢机器学习", "Cafe\u0301", "zero\u200bwidth"]:
+        line = orjson.dumps({"user_id": "ü", "session_id": "s", "type": "t", "text": text,
+                             "timestamp": "2026-07-01T12:00:00Z"})  # fmt: skip
+        assert _native(line) is None
+        made = _python(line)
+        assert made is not None and b'"words":' in made["body"]
+    ascii_line = orjson.dumps({"user_id": "ü", "session_id": "s", "type": "t", "text": "plain",
+                               "timestamp": "2026-07-01T12:00:00Z"})  # fmt: skip
+    plain = _python(ascii_line)
+    assert plain is not None and b'"words":' not in plain["body"]
 
 
 def test_a_batch_covers_its_lines_and_stops_at_its_count() -> None:

@@ -24,6 +24,7 @@ from session_recall.recall.recent_conversations import (
     window_start,
 )
 from session_recall.recall.scope import SearchScope, binding
+from session_recall.recall.text_match import phrase_clause
 
 ALICE = SearchScope(
     key=("cross_session", "a", "alice"), pinned=(("user_id", "alice"),), routing="alice"
@@ -45,10 +46,7 @@ def test_any_puts_one_phrase_per_term_in_should_with_minimum_one():
     assert query == {
         "bool": {
             "filter": [{"term": {"user_id": "alice"}}],
-            "should": [
-                {"match_phrase": {"text": {"query": "we decided"}}},
-                {"match_phrase": {"text": {"query": "let's go with"}}},
-            ],
+            "should": [phrase_clause("we decided"), phrase_clause("let's go with")],
             "minimum_should_match": 1,
         }
     }
@@ -56,11 +54,23 @@ def test_any_puts_one_phrase_per_term_in_should_with_minimum_one():
 
 def test_all_puts_the_phrases_in_must():
     query = search_query(ALICE.filters(), Criteria(("a", "b"), "all"))
-    assert query["bool"]["must"] == [
-        {"match_phrase": {"text": {"query": "a"}}},
-        {"match_phrase": {"text": {"query": "b"}}},
-    ]
+    assert query["bool"]["must"] == [phrase_clause("a"), phrase_clause("b")]
     assert "should" not in query["bool"]
+
+
+def test_a_phrase_is_on_text_for_events_without_words_and_on_words_normalised():
+    clause = phrase_clause("Café 太郎")
+    on_text, on_words = clause["bool"]["should"]
+    assert on_text == {
+        "bool": {
+            "must": [{"match_phrase": {"text": {"query": "Café 太郎"}}}],
+            "must_not": [{"exists": {"field": "words"}}],
+        }
+    }
+    assert on_words == {"match_phrase": {"words": {"query": "café 太 郎"}}}
+    assert clause["bool"]["minimum_should_match"] == 1
+    # Nothing to find in the words of punctuation: the text clause alone, as before.
+    assert len(phrase_clause("...")["bool"]["should"]) == 1
 
 
 def test_since_and_as_of_bound_the_timestamp_in_filter_context():
@@ -188,8 +198,17 @@ def test_user_text_only_ever_lands_in_match_phrase_values(terms, match):
     # The scope filter is exactly the bound one, whatever the terms say.
     assert query["bool"]["filter"][0] == {"term": {"user_id": "alice"}}
     clauses = query["bool"]["should" if match == "any" else "must"]
-    assert [c["match_phrase"]["text"]["query"] for c in clauses] == terms
-    assert keys(clauses) == {"match_phrase", "text", "query"}
+    assert clauses == [phrase_clause(term) for term in terms]
+    for term, clause in zip(terms, clauses, strict=True):
+        on_text, *on_words = clause["bool"]["should"]
+        assert on_text["bool"]["must"] == [{"match_phrase": {"text": {"query": term}}}]
+        # The only other place user text lands: a value of match_phrase on words.
+        for phrase in on_words:
+            assert set(phrase) == {"match_phrase"} and set(phrase["match_phrase"]) == {"words"}
+    assert keys(clauses) <= {
+        "bool", "should", "must", "must_not", "exists", "field", "minimum_should_match",
+        "match_phrase", "text", "words", "query",
+    }  # fmt: skip
 
 
 def test_scope_filters_pin_every_field_then_add_its_clauses():
