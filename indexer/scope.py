@@ -1,5 +1,5 @@
-"""A scope of events that can be erased: a user, one session of a user, or a contact
-in one inbox of a user. Its id names it in the tombstone index.
+"""A scope of events that can be erased: a user, one session of a user, a contact in
+one inbox of a user, or one event of a user. Its id names it in the tombstone index.
 
 Every scope names its user: contact and inbox ids repeat across users (tenants), so
 erasing one tenant's contact must leave another tenant's contact of the same id alone.
@@ -13,11 +13,12 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from session_recall.core.digest import digest
 from session_recall.indexer.event import Event, Identifier
 
-Kind = Literal["user", "session", "contact"]
+Kind = Literal["user", "session", "contact", "event"]
 
 
 class Scope(BaseModel):
-    """Build with `Scope.user(...)`, `Scope.session(...)` or `Scope.contact(...)`."""
+    """Build with `Scope.user(...)`, `Scope.session(...)`, `Scope.contact(...)` or
+    `Scope.event(...)`."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -26,6 +27,7 @@ class Scope(BaseModel):
     session_id: Identifier | None = None
     contact_id: Identifier | None = None
     inbox_id: Identifier | None = None
+    event_id: Identifier | None = None
 
     @classmethod
     def user(cls, user_id: str) -> "Scope":
@@ -39,6 +41,11 @@ class Scope(BaseModel):
     def contact(cls, user_id: str, contact_id: str, inbox_id: str) -> "Scope":
         return cls(kind="contact", user_id=user_id, contact_id=contact_id, inbox_id=inbox_id)
 
+    @classmethod
+    def event(cls, user_id: str, event_id: str) -> "Scope":
+        """One event of a user (every copy of its id: stamped at any instant)."""
+        return cls(kind="event", user_id=user_id, event_id=event_id)
+
     @property
     def id(self) -> str:
         return scope_id(self.kind, *self._key())
@@ -49,7 +56,7 @@ class Scope(BaseModel):
         return self.user_id
 
     def query(self) -> dict[str, Any]:
-        fields = ("user_id", "session_id", "contact_id", "inbox_id")
+        fields = ("user_id", "session_id", "contact_id", "inbox_id", "event_id")
         terms = [{"term": {f: getattr(self, f)}} for f in fields if getattr(self, f)]
         return {"bool": {"filter": terms}}
 
@@ -58,6 +65,8 @@ class Scope(BaseModel):
             return f"user {self.user_id!r}"
         if self.kind == "session":
             return f"session {self.session_id!r} of user {self.user_id!r}"
+        if self.kind == "event":
+            return f"event {self.event_id!r} of user {self.user_id!r}"
         return f"contact {self.contact_id!r} in inbox {self.inbox_id!r} of user {self.user_id!r}"
 
     def _key(self) -> tuple[str | None, ...]:
@@ -65,12 +74,18 @@ class Scope(BaseModel):
             return (self.user_id,)
         if self.kind == "session":
             return (self.user_id, self.session_id)
+        if self.kind == "event":
+            return (self.user_id, self.event_id)
         return (self.user_id, self.contact_id, self.inbox_id)
 
     @model_validator(mode="after")
     def _complete(self) -> Self:
         if None in self._key():
-            names = {"user": "user_id", "session": "user_id and session_id"}
+            names = {
+                "user": "user_id",
+                "session": "user_id and session_id",
+                "event": "user_id and event_id",
+            }
             needed = names.get(self.kind, "user_id, contact_id and inbox_id")
             raise ValueError(f"a {self.kind} scope needs {needed}")
         return self
@@ -85,8 +100,10 @@ def scope_id(kind: Kind, *key: str | None) -> str:
 
 
 def scope_ids_of(event: Event) -> tuple[str, ...]:
-    """Every scope an event belongs to: erasing any of them erases the event."""
-    return _scope_ids(event.user_id, event.session_id, event.contact_id, event.inbox_id)
+    """Every scope an event belongs to: erasing any of them erases the event (its own
+    scope, the event's, among them)."""
+    shared = _scope_ids(event.user_id, event.session_id, event.contact_id, event.inbox_id)
+    return (*shared, digest(["event", event.user_id, event.event_id]))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -12,6 +12,7 @@ small mapping here.
 
 import contextlib
 from collections.abc import Collection
+from typing import Any
 
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch
 
@@ -20,7 +21,7 @@ from session_recall.indexer.retry import Transient
 from session_recall.indexer.scope import Scope
 
 _KEYWORD = {"type": "keyword"}
-MAPPING = {
+MAPPING: dict[str, Any] = {
     "dynamic": "strict",
     "properties": {
         "kind": _KEYWORD,
@@ -28,6 +29,7 @@ MAPPING = {
         "session_id": _KEYWORD,
         "contact_id": _KEYWORD,
         "inbox_id": _KEYWORD,
+        "event_id": _KEYWORD,
         "erased_at": {"type": "date_nanos"},
     },
 }
@@ -46,6 +48,8 @@ def ensure_index(client: Elasticsearch, alias: str) -> None:
     """Create the tombstone index unless it exists. Safe to race with another caller."""
     name = tombstone_index(alias)
     if client.indices.exists(index=name):
+        # Made by an earlier release: it gains the fields added since (an event's id).
+        client.indices.put_mapping(index=name, properties=MAPPING["properties"])
         return
     try:
         client.indices.create(

@@ -212,7 +212,7 @@ struct Batch {
     ids: Vec<u8>,
     id_spans: Vec<(u32, u32)>,
     nanos: Vec<i64>,
-    scopes: Vec<[u32; 3]>,
+    scopes: Vec<[u32; 4]>,
     scope_counts: Vec<u8>,
     index_of: Vec<u32>,
     lines: Vec<u64>,
@@ -294,7 +294,7 @@ impl Batch {
     }
 
     fn push_scopes(&mut self, scopes: &[u32]) {
-        let mut fixed = [0u32; 3];
+        let mut fixed = [0u32; 4];
         fixed[..scopes.len()].copy_from_slice(scopes);
         self.scopes.push(fixed);
         self.scope_counts.push(scopes.len() as u8);
@@ -464,7 +464,7 @@ struct Builder {
     canonical: Vec<u8>,
     event_id: String,
     partition: String,
-    scope_keys: [Vec<u8>; 3],
+    scope_keys: [Vec<u8>; 4],
 }
 
 // Bytes `bytes.strip()` removes: a line of these alone is blank, not an event.
@@ -803,12 +803,13 @@ impl Builder {
         let keys = &mut self.scope_keys;
         canonical_list(&mut keys[0], &[Item::Str("user"), Item::Str(user)]);
         canonical_list(&mut keys[1], &[Item::Str("session"), Item::Str(user), Item::Str(session)]);
-        let mut scope_count = 2;
+        canonical_list(&mut keys[2], &[Item::Str("event"), Item::Str(user), Item::Str(event_id)]);
+        let mut scope_count = 3;
         if let (Some(contact), Some(inbox)) = (contact, inbox) {
             let items =
                 [Item::Str("contact"), Item::Str(user), Item::Str(contact), Item::Str(inbox)];
-            canonical_list(&mut keys[2], &items);
-            scope_count = 3;
+            canonical_list(&mut keys[3], &items);
+            scope_count = 4;
         }
         self.event_id.clear();
         self.event_id.push_str(event_id);
@@ -822,7 +823,7 @@ impl Builder {
         batch.push_action(&self.header, &self.document);
         batch.push_id(&self.event_id);
         batch.nanos.push(prepared.nanos);
-        let mut scopes = [0u32; 3];
+        let mut scopes = [0u32; 4];
         for (slot, key) in scopes.iter_mut().zip(&self.scope_keys[..prepared.scope_count]) {
             *slot = batch.scope(key);
         }

@@ -1,5 +1,5 @@
-"""`session-recall delete`: erase a user, a session of a user, or a contact in an inbox
-of a user."""
+"""`session-recall delete`: erase a user, a session of a user, a contact in an inbox
+of a user, or one event of a user."""
 
 import click
 from pydantic import ValidationError
@@ -13,6 +13,7 @@ from session_recall.indexer import Scope, erase, preview_erasure
 @click.option("--session", help="Only this session of --user.")
 @click.option("--contact", help="Only this contact of --user (with --inbox).")
 @click.option("--inbox", help="Inbox of --contact.")
+@click.option("--event", help="Only the event of this id of --user (every copy of it).")
 @click.option(
     "--dry-run", is_flag=True, help="Print how many events would go; change nothing (no tombstone)."
 )
@@ -23,6 +24,7 @@ def delete(
     session: str | None,
     contact: str | None,
     inbox: str | None,
+    event: str | None,
     dry_run: bool,
 ) -> None:
     """Remove every event of a scope. A tombstone is kept: late retries and replays of
@@ -36,8 +38,9 @@ def delete(
     Examples:
       session-recall delete --user alice --session s-42 --dry-run
       session-recall delete --user acme --contact c-42 --inbox web
+      session-recall delete --user alice --event e-7
     """
-    scope = _scope(user, session, contact, inbox)
+    scope = _scope(user, session, contact, inbox, event)
     if dry_run:
         preview = preview_erasure(app.client, app.settings.index, scope)
         noun = "event" if preview.events == 1 else "events"
@@ -52,12 +55,17 @@ def delete(
 
 
 _OPTIONS = {"user_id": "--user", "session_id": "--session", "contact_id": "--contact",
-            "inbox_id": "--inbox"}  # fmt: skip
+            "inbox_id": "--inbox", "event_id": "--event"}  # fmt: skip
 
 
-def _scope(user: str, session: str | None, contact: str | None, inbox: str | None) -> Scope:
+def _scope(
+    user: str, session: str | None, contact: str | None, inbox: str | None, event: str | None
+) -> Scope:
     try:
-        if contact is None and inbox is None:
+        if event is not None:
+            if session is None and contact is None and inbox is None:
+                return Scope.event(user, event)
+        elif contact is None and inbox is None:
             return Scope.session(user, session) if session is not None else Scope.user(user)
         if contact is not None and inbox is not None and session is None:
             return Scope.contact(user, contact, inbox)
@@ -66,4 +74,6 @@ def _scope(user: str, session: str | None, contact: str | None, inbox: str | Non
         option = _OPTIONS.get(str(problem["loc"][0]) if problem["loc"] else "", "the scope")
         message = str(problem["msg"]).removeprefix("Value error, ")
         raise click.BadParameter(message, param_hint=option) from None
-    raise click.UsageError("Give --user alone, with --session, or with --contact and --inbox.")
+    raise click.UsageError(
+        "Give --user alone, with --session, with --event, or with --contact and --inbox."
+    )

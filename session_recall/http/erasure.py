@@ -1,4 +1,5 @@
-"""`DELETE` a user, a session of a user, or a contact in an inbox of a user: every
+"""`DELETE` a user, a session of a user, a contact in an inbox of a user, or one event
+of a user (every copy of its id): every
 stored event of the scope stamped at or before the instant the request arrived is
 removed, and a tombstone keeps late retries and replays of them out. Events stamped
 after that instant are kept, even those acknowledged while the erasure runs."""
@@ -25,6 +26,7 @@ ROUTES = {
     "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}": lambda p: Scope.contact(
         p["user"], p["contact"], p["inbox"]
     ),
+    "/v1/users/{user}/events/{event}": lambda p: Scope.event(p["user"], p["event"]),
 }
 
 

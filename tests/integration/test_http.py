@@ -163,6 +163,7 @@ def test_the_openapi_document_describes_the_routes(web: TestClient):
         "/v1/users/{user}",
         "/v1/users/{user}/sessions/{session}",
         "/v1/users/{user}/contacts/{contact}/inboxes/{inbox}",
+        "/v1/users/{user}/events/{event}",
     }
     assert not any(path.startswith("/v1/contacts") for path in document["paths"])
     event_schema = document["components"]["schemas"]["Event"]

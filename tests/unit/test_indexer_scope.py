@@ -19,6 +19,8 @@ def test_scope_ids_are_distinct_for_distinct_scopes(a, b, c, d):
         Scope.contact(a, c, d),
         Scope.contact(b, c, d),
         Scope.session(c, d),
+        Scope.event(a, b),
+        Scope.event(b, a),
     }
     assert len({s.id for s in scopes}) == len(scopes)
 
@@ -42,7 +44,12 @@ def test_an_events_scope_ids_are_those_its_own_scopes_are_erased_under(
     )
     assert isinstance(parsed, Parsed), parsed
     ids = scope_ids_of(parsed.event)
-    own = (Scope.user(user), Scope.session(user, session), Scope.contact(user, contact, inbox))
+    own = (
+        Scope.user(user),
+        Scope.session(user, session),
+        Scope.contact(user, contact, inbox),
+        Scope.event(user, parsed.event.event_id),
+    )
     assert set(ids) == {scope.id for scope in own}
     if other != user:
         assert Scope.contact(other, contact, inbox).id not in ids

@@ -1,0 +1,72 @@
+"""One event erased by its id, on every surface: `DELETE /v1/users/{user}/events/{event}`
+and `session-recall delete --event`. Every copy of the id goes, and its tombstone keeps
+replays of it out on both write paths (`ingest`'s native core and `serve`'s Python
+path), while the user's other events, and a new event stamped after the erasure that
+reuses the id, are stored."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from elasticsearch import Elasticsearch
+from starlette.testclient import TestClient
+
+from session_recall.cli import main
+from session_recall.config import Settings
+from session_recall.http import create_app
+from tests.support.ndjson import event, stored, write_ndjson
+
+pytestmark = pytest.mark.integration
+
+
+def _cli(es_url: str, alias: str, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--es-url", es_url, "--index", alias, *args])
+
+
+def _ids(es: Elasticsearch, alias: str) -> list[str]:
+    es.indices.refresh(index=alias)
+    hits = es.search(index=alias, query={"term": {"user_id": "alice"}}, size=50)["hits"]["hits"]
+    return sorted(hit["_source"]["event_id"] for hit in hits)
+
+
+def test_an_erased_event_goes_and_its_replays_stay_out_on_every_path(
+    es: Elasticsearch, es_url: str, alias: str, settings: Settings, tmp_path: Path
+) -> None:
+    events = [event(i, session="s") for i in range(4)]
+    source = write_ndjson(tmp_path / "events.ndjson", events)
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    assert _ids(es, alias) == ["e-0", "e-1", "e-2", "e-3"]
+
+    with TestClient(create_app(settings, enrich=False)) as web:
+        removed = web.delete("/v1/users/alice/events/e-1")
+        assert removed.status_code == 200, removed.text
+        assert removed.json()["removed"] == 1
+        assert removed.json()["scope"]["kind"] == "event"
+        by_cli = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-2")
+        assert by_cli.exit_code == 0, by_cli.output
+        assert "Removed 1 event of event 'e-2' of user 'alice'." in by_cli.output
+        assert _ids(es, alias) == ["e-0", "e-3"]
+
+        # Replays: through serve (the Python path) and ingest (the native core).
+        replayed = web.post("/v1/events?refresh=wait_for", json=events)
+        assert replayed.status_code == 422, replayed.text
+        reasons = {r["event_id"]: r.get("reason") for r in replayed.json()["results"]}
+        assert reasons == {"e-0": None, "e-1": "scope erased", "e-2": "scope erased", "e-3": None}
+    again = _cli(es_url, alias, "ingest", str(source), "--no-enrich")
+    assert again.exit_code == 0, again.output
+    assert "2 of an erased scope" in again.output
+    assert _ids(es, alias) == ["e-0", "e-3"]
+
+    # A new event stamped after the erasure is another event, even with that id.
+    later = {**events[1], "timestamp": "2099-01-01T00:00:00Z"}
+    later_source = write_ndjson(tmp_path / "later.ndjson", [later])
+    stored_later = _cli(es_url, alias, "ingest", str(later_source), "--no-enrich",
+                        "--max-ahead-seconds", str(80 * 365 * 86400))  # fmt: skip
+    assert stored_later.exit_code == 0, stored_later.output
+    assert stored(es, alias, event_id="e-1") == 1
+
+
+def test_the_event_option_takes_no_other_scope(es_url: str, alias: str) -> None:
+    mixed = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e", "--session", "s")
+    assert mixed.exit_code == 2
+    assert "--event" in mixed.output
