@@ -214,4 +214,5 @@ def _item(hit: Body) -> RecallItem:
         type=source.get("type"),
         text=source.get("text", ""),
         event_id=source.get("event_id", ""),
+        metadata=source.get("metadata"),
     )

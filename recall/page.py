@@ -1,6 +1,8 @@
 """What a search returns: a page of events in chronological order, and a cursor."""
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from session_recall.core.instant import Instant
 
@@ -15,6 +17,10 @@ class RecallItem(BaseModel):
     type: str | None = None
     text: str
     event_id: str
+    # What the producer stored with the event (memory_search reads it; the others
+    # do not): for a caller that maps events back to its own objects, never shown
+    # in a tool's output or an answer.
+    metadata: dict[str, Any] | None = Field(default=None, exclude=True)
 
 
 class RecallPage(BaseModel):

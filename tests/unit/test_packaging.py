@@ -74,3 +74,26 @@ def test_the_import_contract_holds():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel: Path):
+    """google-adk comes with `session-recall[adk]` only, and no surface of the base
+    install (CLI, HTTP, MCP, the libraries) imports it."""
+    metadata = zipfile.ZipFile(wheel).read(
+        next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    )
+    requirements = [
+        line.removeprefix("Requires-Dist: ")
+        for line in metadata.decode().splitlines()
+        if line.startswith("Requires-Dist: ")
+    ]
+    adk = [r for r in requirements if r.startswith("google-adk")]
+    assert [r.replace("'", '"') for r in adk] == ['google-adk==2.13.0; extra == "adk"'], adk
+    code = (
+        "import sys, session_recall.cli, session_recall.http, session_recall.mcp_server,"
+        " session_recall.recall, session_recall.indexer, session_recall.integrations;"
+        "from session_recall.cli import main;"
+        "print(sorted(m for m in sys.modules if m.startswith('google')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

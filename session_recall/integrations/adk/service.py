@@ -1,0 +1,170 @@
+"""`SessionRecallMemoryService`: ADK's `BaseMemoryService`, all five methods of 2.13.
+
+Every call runs off ADK's event loop (`asyncio.to_thread`) with a deadline of its own
+(`timeout`): a slow or frozen node never stalls other coroutines, and a call fails
+within the deadline with an error that names the next step.
+
+- `add_session_to_memory` and `add_events_to_memory` store events through the
+  indexer: idempotent (a session added twice stores nothing twice), and what was
+  erased stays out. Events are searchable when the call returns.
+- `add_memory` stores `MemoryEntry`s as events of the session `adk-memories`.
+- `search_memory` answers with `memory_search`, in the service's mode (by default the
+  settings': hybrid with an embedder, keyword without one).
+- `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
+  id, through the erasure path: tombstones keep replays out.
+"""
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+from google.adk.memory import BaseMemoryService
+from google.adk.memory.base_memory_service import SearchMemoryResponse
+from google.adk.memory.memory_entry import MemoryEntry
+
+from session_recall.client import failover_only, make_client
+from session_recall.config import Settings
+from session_recall.embedders import embedder_for
+from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
+from session_recall.indexer.deadline import Deadline
+from session_recall.integrations.adk.events import from_adk_event, from_memory, to_memory_entry
+from session_recall.integrations.adk.scope import memory_user
+from session_recall.integrations.adk.uri import parse_uri
+from session_recall.recall import MemorySearcher
+
+if TYPE_CHECKING:
+    from google.adk.events.event import Event as AdkEvent
+    from google.adk.sessions.session import Session
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_LIMIT = 10  # as ADK's own services: the memories a prompt can take
+UNKNOWN_SESSION = "__unknown_session_id__"  # ADK's bucket for events without a session
+
+
+class SessionRecallMemoryService(BaseMemoryService):
+    """ADK memory on session-recall. `settings` default to the environment's
+    (`ELASTICSEARCH_URL`, credentials, `SESSION_RECALL_INDEX`...); `index` and
+    `mode` override the alias and the search mode. `uri` and `agents_dir` are what
+    ADK's service registry passes (see `registry`)."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        index: str | None = None,
+        mode: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        context: int = 1,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        uri: str | None = None,
+        agents_dir: str | None = None,
+    ) -> None:
+        del agents_dir  # ADK passes it to every factory; memory lives in Elasticsearch
+        if uri is not None:
+            given = parse_uri(uri)
+            index, mode = index or given.alias, mode or given.mode
+        settings = settings or Settings()
+        if index is not None:
+            settings = settings.model_copy(update={"index": index})
+        self.settings = settings
+        self.alias = settings.index
+        self.mode = mode
+        self.limit, self.context, self.timeout = limit, context, timeout
+        self._client = make_client(settings, **failover_only(settings), request_timeout=timeout)
+        self._embedder = embedder_for(settings)
+
+    async def _off_loop(self, work: Callable[[], T]) -> T:
+        return await asyncio.to_thread(work)
+
+    def _store(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        deadline = Deadline.after(self.timeout)
+        writer = Writer(self._client, self.alias, embedder=self._embedder)
+        refused = [
+            written.result
+            for written in writer.write(map(Submission, events), deadline=deadline)
+            if not written.result.stored and not written.result.erased
+        ]
+        writer.refresh(deadline=deadline)  # searchable when the call returns
+        if refused:
+            reasons = "; ".join(f"{r.event_id}: {r.reason}" for r in refused[:3])
+            raise IndexerError(
+                f"{len(refused)} of {len(events)} event(s) were refused: {reasons}.",
+                hint="The others are stored; fix these and add them again.",
+            )
+
+    async def add_session_to_memory(self, session: "Session") -> None:
+        user = memory_user(session.app_name, session.user_id)
+        events = [
+            found
+            for event in session.events
+            if (found := from_adk_event(event, user_id=user, session_id=session.id))
+        ]
+        await self._off_loop(lambda: self._store(events))
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence["AdkEvent"],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        user = memory_user(app_name, user_id)
+        session = session_id or UNKNOWN_SESSION
+        ours = [
+            found
+            for event in events
+            if (
+                found := from_adk_event(
+                    event, user_id=user, session_id=session, custom_metadata=custom_metadata
+                )
+            )
+        ]
+        await self._off_loop(lambda: self._store(ours))
+
+    async def add_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        user = memory_user(app_name, user_id)
+        events = [
+            found
+            for memory in memories
+            if (found := from_memory(memory, user_id=user, custom_metadata=custom_metadata))
+        ]
+        await self._off_loop(lambda: self._store(events))
+
+    async def search_memory(
+        self, *, app_name: str, user_id: str, query: str
+    ) -> SearchMemoryResponse:
+        user = memory_user(app_name, user_id)
+        if not query or not query.strip():
+            return SearchMemoryResponse()  # as ADK's services: nothing asked, nothing found
+        searcher = MemorySearcher(
+            self._client,
+            user_id=user,
+            alias=self.alias,
+            embedder=self._embedder,
+            search_timeout=self.timeout,
+        )
+        result = await self._off_loop(
+            lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
+        )
+        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in result.hits])
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        user = memory_user(app_name, user_id)
+        scope = Scope.user(user) if memory_id is None else Scope.event(user, memory_id)
+        deadline = Deadline.after(self.timeout)
+        await self._off_loop(lambda: erase(self._client, self.alias, scope, deadline=deadline))
