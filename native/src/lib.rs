@@ -599,8 +599,8 @@ impl Builder {
         index: &str,
         source: Bound<'_, PyBytes>,
     ) -> PyResult<()> {
-        if scopes.is_empty() || scopes.len() > 3 {
-            return Err(PyValueError::new_err("an event has one to three scopes"));
+        if scopes.is_empty() || scopes.len() > 4 {
+            return Err(PyValueError::new_err("an event has one to four scopes"));
         }
         let batch = &mut self.batch;
         batch.push_action(header, body);

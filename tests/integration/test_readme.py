@@ -28,6 +28,7 @@ def test_the_readme_has_an_example_for_each_surface():
         "session-recall serve",
         "stdio_client",
         "CrossSessionSearcher",
+        "SessionRecallMemoryService",
     ):
         assert surface in bodies
 
@@ -60,7 +61,7 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
         subprocess.run(
             ["curl", "-s", "-X", "DELETE", f"{es_url}/{alias}-*"], capture_output=True, check=False
         )
-    cli, http, mcp, library = outputs
+    cli, http, mcp, library, adk = outputs
     assert "We decided on Lisbon" in cli and "No results found." not in cli.splitlines()[0]
     assert '"next_cursor"' in cli
     assert "s-trip\t2026-06-03T09:15:00Z\t2026-06-03T09:16:41.500Z\t4" in cli  # sessions
@@ -74,3 +75,4 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
     assert "Offsite Lisbon" in http and "conv-102" in http and "conv-901" not in http
     assert "let's go with" in mcp
     assert "s-stack" in library
+    assert "without sugar" in adk  # the ADK agent, in a later session
