@@ -6,6 +6,7 @@ erasing one tenant's contact must leave another tenant's contact of the same id 
 """
 
 import functools
+from collections.abc import Iterable
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -91,19 +92,32 @@ class Scope(BaseModel):
         return self
 
 
+# An event's own scope id starts with this, so that a writer can tell those apart:
+# it asks for them only once an event was erased on its own, which the tombstone
+# `ANY_EVENT_ERASED` records. Every other id is a bare digest (hex), never this.
+EVENT_PREFIX = "ev-"
+ANY_EVENT_ERASED = EVENT_PREFIX + "any"
+
+
 @functools.lru_cache(maxsize=4096)
 def scope_id(kind: Kind, *key: str | None) -> str:
     """Cached: a bulk chunk names the same few users and sessions again and again.
     (A pure function of its arguments; tombstones themselves are never cached.) The
     bound covers a chunk's scopes; a larger cache would only keep ids alive."""
-    return digest([kind, *key])
+    named = digest([kind, *key])
+    return EVENT_PREFIX + named if kind == "event" else named
+
+
+def shared_scopes(ids: Iterable[str]) -> frozenset[str]:
+    """The ids of `ids` that are not one event's own scope."""
+    return frozenset(i for i in ids if not i.startswith(EVENT_PREFIX))
 
 
 def scope_ids_of(event: Event) -> tuple[str, ...]:
     """Every scope an event belongs to: erasing any of them erases the event (its own
     scope, the event's, among them)."""
     shared = _scope_ids(event.user_id, event.session_id, event.contact_id, event.inbox_id)
-    return (*shared, digest(["event", event.user_id, event.event_id]))
+    return (*shared, EVENT_PREFIX + digest(["event", event.user_id, event.event_id]))
 
 
 @functools.lru_cache(maxsize=4096)

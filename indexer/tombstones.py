@@ -18,7 +18,7 @@ from elasticsearch import BadRequestError, ConflictError, Elasticsearch
 
 from session_recall.core.instant import Instant
 from session_recall.indexer.retry import Transient
-from session_recall.indexer.scope import Scope
+from session_recall.indexer.scope import ANY_EVENT_ERASED, Scope
 
 _KEYWORD = {"type": "keyword"}
 MAPPING: dict[str, Any] = {
@@ -69,15 +69,21 @@ def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instan
     ensure_index(client, alias)
     document = scope.model_dump(exclude_none=True)
     document["erased_at"] = erased_at.to_elasticsearch()
-    # A conflict: a later erasure's tombstone is there already, and covers all this would.
-    with contextlib.suppress(ConflictError):
-        client.index(
-            index=tombstone_index(alias),
-            id=scope.id,
-            document=document,
-            version=erased_at.nanos,
-            version_type="external_gte",
-        )
+    tombstones = [(scope.id, document)]
+    if scope.kind == "event":  # from now on, writers look for events' own tombstones
+        marker = {"kind": "event", "erased_at": document["erased_at"]}
+        tombstones.insert(0, (ANY_EVENT_ERASED, marker))
+    for doc_id, body in tombstones:
+        # A conflict: a later erasure's tombstone is there already, and covers all
+        # this would.
+        with contextlib.suppress(ConflictError):
+            client.index(
+                index=tombstone_index(alias),
+                id=doc_id,
+                document=body,
+                version=erased_at.nanos,
+                version_type="external_gte",
+            )
 
 
 def index_exists(client: Elasticsearch, alias: str) -> bool:

@@ -60,7 +60,7 @@ from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
-from session_recall.indexer.scope import scope_ids_of
+from session_recall.indexer.scope import ANY_EVENT_ERASED, scope_ids_of, shared_scopes
 
 if TYPE_CHECKING:
     from session_recall_native import Batch, Builder
@@ -134,8 +134,9 @@ class _TombstoneRead:
     was no tombstone index, which no scope then had a tombstone in."""
 
     sent_at: float
-    asked: frozenset[str] | None
+    asked: frozenset[str] | None  # events' own scopes left out (see `_erased`)
     erased: dict[str, int]
+    events_erased: bool = False  # some event was erased on its own (`ANY_EVENT_ERASED`)
 
 
 @dataclass(slots=True)
@@ -591,7 +592,11 @@ class Writer:
         self, scopes: Callable[[], Collection[str]], *, reuse: bool = False
     ) -> dict[str, int]:
         """When each of the `scopes()` with a tombstone was erased. With `reuse`, the
-        last read answers if it is recent enough and asked for every one of them."""
+        last read answers if it is recent enough and asked for every one of them.
+
+        An event's own scope is asked for only once some event was erased on its own
+        (`ANY_EVENT_ERASED`, asked for every time): until then each chunk would add
+        an id per event to the read, and no read could serve the next chunk."""
         last = self._last_read
         if (
             reuse
@@ -599,7 +604,7 @@ class Writer:
             and time.monotonic() - last.sent_at <= self.options.tombstone_reuse_s
             and (
                 last.asked is None  # no tombstone index then: nothing of any scope
-                or last.asked.issuperset(scopes())
+                or (not last.events_erased and last.asked.issuperset(shared_scopes(scopes())))
             )
         ):
             return last.erased
@@ -616,8 +621,16 @@ class Writer:
             scope_ids = frozenset(scopes())
             if not scope_ids:
                 return {}
-            erased = tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
-            self._last_read = _TombstoneRead(sent_at, scope_ids, erased)
+            shared = shared_scopes(scope_ids)
+            own = scope_ids - shared
+            known = last is not None and last.events_erased
+            asked = shared | {ANY_EVENT_ERASED} | (own if known else frozenset())
+            erased = tombstones.erased_at(self._es(), self._alias, asked, index_seen=True)
+            events_erased = ANY_EVENT_ERASED in erased
+            if events_erased and not known and own:
+                more = tombstones.erased_at(self._es(), self._alias, own, index_seen=True)
+                erased.update(more)
+            self._last_read = _TombstoneRead(sent_at, shared, erased, events_erased)
             return erased
 
         return self._read(read, "read the tombstones")

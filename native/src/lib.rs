@@ -251,7 +251,10 @@ impl Batch {
         if let Some(&index) = self.scope_keys.get(canonical) {
             return index;
         }
-        let name = String::from_utf8(hex_digest(canonical).to_vec()).expect("hex is ASCII");
+        let hex = String::from_utf8(hex_digest(canonical).to_vec()).expect("hex is ASCII");
+        // An event's own scope is named apart (`scope.EVENT_PREFIX`): the writer asks
+        // for those only where events were ever erased one by one.
+        let name = if canonical.starts_with(b"[\"event\",") { format!("ev-{hex}") } else { hex };
         let index = self.scope_names.len() as u32;
         self.scope_names.push(name);
         self.scope_keys.insert(canonical.to_vec(), index);

@@ -83,7 +83,7 @@ def test_ingest_usage_errors_exit_2(tmp_path: Path, args: list[str], says: str):
 
 
 _NO_USER = "Missing option '--user'"
-_INCOMPLETE = "Give --user alone, with --session, or with --contact and --inbox."
+_INCOMPLETE = "Give --user alone, with --session, with --event, or with --contact and --inbox."
 
 
 @pytest.mark.parametrize(
