@@ -95,6 +95,9 @@ async def test_preload_memory_puts_what_was_said_before_the_model(memory):
     # ADK 2.13 inserts the memories as content just before the user's turn (earlier
     # versions put them in the system instruction): either way the model sees them.
     assert f"user: {FACT}" in request_text(model.requests[0])
+    # PreloadMemoryTool asks with the whole message: a long one still recalls.
+    long = await memory.search_memory(app_name=APP, user_id=USER, query="jasmine " * 300)
+    assert [m.content.parts[0].text for m in long.memories] == [FACT]
 
 
 async def test_deleting_one_memory_or_the_scope_keeps_replays_out(memory, settings):

@@ -31,6 +31,7 @@ from session_recall.integrations.adk.events import from_adk_event, from_memory, 
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.recall import MemorySearcher
+from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
@@ -149,6 +150,9 @@ class SessionRecallMemoryService(BaseMemoryService):
         user = memory_user(app_name, user_id)
         if not query or not query.strip():
             return SearchMemoryResponse()  # as ADK's services: nothing asked, nothing found
+        # PreloadMemoryTool asks with the user's whole message, which may run past
+        # memory_search's limit: its start is searched rather than nothing.
+        query = query[:MAX_QUERY_CHARS]
         searcher = MemorySearcher(
             self._client,
             user_id=user,
