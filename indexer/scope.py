@@ -104,8 +104,14 @@ def scope_id(kind: Kind, *key: str | None) -> str:
     """Cached: a bulk chunk names the same few users and sessions again and again.
     (A pure function of its arguments; tombstones themselves are never cached.) The
     bound covers a chunk's scopes; a larger cache would only keep ids alive."""
-    named = digest([kind, *key])
-    return EVENT_PREFIX + named if kind == "event" else named
+    if kind == "event":
+        return _event_scope_id(*key)
+    return digest([kind, *key])
+
+
+def _event_scope_id(user_id: str | None, event_id: str | None) -> str:
+    """Not cached: a chunk names each event once."""
+    return EVENT_PREFIX + digest(["event", user_id, event_id])
 
 
 def shared_scopes(ids: Iterable[str]) -> frozenset[str]:
@@ -117,7 +123,7 @@ def scope_ids_of(event: Event) -> tuple[str, ...]:
     """Every scope an event belongs to: erasing any of them erases the event (its own
     scope, the event's, among them)."""
     shared = _scope_ids(event.user_id, event.session_id, event.contact_id, event.inbox_id)
-    return (*shared, EVENT_PREFIX + digest(["event", event.user_id, event.event_id]))
+    return (*shared, _event_scope_id(event.user_id, event.event_id))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -49,6 +49,8 @@ from session_recall.indexer.lines import (
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 # Enough to see past a byte order mark and leading blank space to the first character.
 ARRAY_PEEK_BYTES = 64
+# What stops a run with nothing lost: a run of the same command resumes it.
+RESUMABLE = (WriteUnavailable, PrivilegeMissing)
 
 
 @click.command()
@@ -210,9 +212,6 @@ def _finish(summary: IngestSummary) -> None:
     if not summary.all_accepted:
         sys.exit(1)
 
-
-# What stops a run with nothing lost: a run of the same command resumes it.
-RESUMABLE = (WriteUnavailable, PrivilegeMissing)
 
 # `follow_file` with its stop event and rotation settings bound: (path, start, rotated).
 Tail = Callable[..., Iterator[Line | LineRun | Flush]]

@@ -134,7 +134,12 @@ def _pairs(path: Path) -> list[tuple[str, str]]:
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write `path` whole, by a rename: the node never reads half a file."""
+    """Write `path` whole, by a rename: the node never reads half a file. A file that
+    holds `text` already is left as it is: the node reloads a replaced file, and while
+    it does, the users or roles it defined may be missing for a moment (a request of
+    another user then refused), so nothing is replaced for nothing."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)

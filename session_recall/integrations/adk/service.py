@@ -15,8 +15,9 @@ within the deadline with an error that names the next step.
 """
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from google.adk.memory import BaseMemoryService
 from google.adk.memory.base_memory_service import SearchMemoryResponse
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
     from google.adk.sessions.session import Session
 
-T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_LIMIT = 10  # as ADK's own services: the memories a prompt can take
@@ -75,15 +75,23 @@ class SessionRecallMemoryService(BaseMemoryService):
         self.limit, self.context, self.timeout = limit, context, timeout
         self._client = make_client(settings, **failover_only(settings), request_timeout=timeout)
         self._embedder = embedder_for(settings)
+        self._writers = threading.local()
 
-    async def _off_loop(self, work: Callable[[], T]) -> T:
-        return await asyncio.to_thread(work)
+    def _writer(self) -> Writer:
+        """The calling worker thread's writer (a writer is not thread-safe): it reads
+        the alias's layout and learns its partitions once, not on every call."""
+        writer: Writer | None = getattr(self._writers, "writer", None)
+        if writer is None:
+            writer = self._writers.writer = Writer(
+                self._client, self.alias, embedder=self._embedder
+            )
+        return writer
 
     def _store(self, events: Sequence[Event]) -> None:
         if not events:
             return
         deadline = Deadline.after(self.timeout)
-        writer = Writer(self._client, self.alias, embedder=self._embedder)
+        writer = self._writer()
         refused = [
             written.result
             for written in writer.write(map(Submission, events), deadline=deadline)
@@ -104,7 +112,7 @@ class SessionRecallMemoryService(BaseMemoryService):
             for event in session.events
             if (found := from_adk_event(event, user_id=user, session_id=session.id))
         ]
-        await self._off_loop(lambda: self._store(events))
+        await asyncio.to_thread(lambda: self._store(events))
 
     async def add_events_to_memory(
         self,
@@ -126,7 +134,7 @@ class SessionRecallMemoryService(BaseMemoryService):
                 )
             )
         ]
-        await self._off_loop(lambda: self._store(ours))
+        await asyncio.to_thread(lambda: self._store(ours))
 
     async def add_memory(
         self,
@@ -142,7 +150,7 @@ class SessionRecallMemoryService(BaseMemoryService):
             for memory in memories
             if (found := from_memory(memory, user_id=user, custom_metadata=custom_metadata))
         ]
-        await self._off_loop(lambda: self._store(events))
+        await asyncio.to_thread(lambda: self._store(events))
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -160,7 +168,7 @@ class SessionRecallMemoryService(BaseMemoryService):
             embedder=self._embedder,
             search_timeout=self.timeout,
         )
-        result = await self._off_loop(
+        result = await asyncio.to_thread(
             lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
         )
         return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in result.hits])
@@ -171,4 +179,4 @@ class SessionRecallMemoryService(BaseMemoryService):
         user = memory_user(app_name, user_id)
         scope = Scope.user(user) if memory_id is None else Scope.event(user, memory_id)
         deadline = Deadline.after(self.timeout)
-        await self._off_loop(lambda: erase(self._client, self.alias, scope, deadline=deadline))
+        await asyncio.to_thread(lambda: erase(self._client, self.alias, scope, deadline=deadline))
