@@ -66,9 +66,15 @@ def evaluate(
         if refused:
             raise RuntimeError(f"{len(refused)} events were refused, the first: {refused[0]}")
         writer.refresh()
+        if embedder is not None and hasattr(embedder, "load"):
+            embedder.load()  # the model's start-up is not the pass's rate
+        started = time.perf_counter()
         enrich(client, alias, embedder)
+        seconds = time.perf_counter() - started
         writer.refresh()
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
+        model = embedder.model_id if embedder is not None else "no embedder"
+        log(f"enrichment pass ({model}): {len(events) / seconds:,.0f} events/s ({seconds:.1f} s)")
         searchers = Searchers(client, alias, _KEY, embedder=embedder)
         results = {mode: _mode(searchers, conversations, mode) for mode in modes}
         if weights:

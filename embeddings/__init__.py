@@ -3,6 +3,8 @@
 A library below both: it imports only the core, and knows nothing of Elasticsearch.
 
 - `StaticEmbedder`: the offline default, static token vectors shipped in a wheel;
+- `TransformerEmbedder`: a small transformer encoder run here with onnxruntime, its
+  weights fetched once (`local_models.install`);
 - `EndpointEmbedder`: an OpenAI-compatible `/v1/embeddings` endpoint, for production;
 - `Embedder`: what both offer, for any other one;
 - `vector_field(model_id)`: where a model's vectors are stored;
@@ -30,6 +32,7 @@ from session_recall.embeddings.errors import (
     EmbeddingError,
 )
 from session_recall.embeddings.static import StaticEmbedder
+from session_recall.embeddings.transformer import TransformerEmbedder
 
 __all__ = [
     "MODELS_FIELD",
@@ -41,6 +44,7 @@ __all__ = [
     "EmbeddingError",
     "EndpointEmbedder",
     "StaticEmbedder",
+    "TransformerEmbedder",
     "Vector",
     "query_vector",
     "vector_field",

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from session_recall.embeddings.embedder import Vector
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -93,3 +95,22 @@ class WordSums:
     def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
+
+
+# Four decimals of a unit vector's components move a cosine by less than 1e-3 and make
+# the JSON of a vector a third shorter, for the bulk request and for Elasticsearch to
+# parse.
+_DECIMALS = 4
+
+
+def unit_vectors(sums: "NDArray[np.float32]") -> list[Vector | None]:
+    """Each row scaled to length 1 and rounded; None for a row with no direction (no
+    token, or tokens that cancel out): cosine similarity has nothing to compare, and
+    Elasticsearch refuses a zero vector."""
+    import numpy as np
+
+    norms = np.linalg.norm(sums, axis=1)
+    empty = norms <= 1e-6
+    norms[empty] = 1.0
+    units = np.round(sums / norms[:, None], _DECIMALS)
+    return [None if skip else row for row, skip in zip(units, empty, strict=True)]

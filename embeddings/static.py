@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.stopwords import STOPWORDS
 from session_recall.embeddings.embedder import Vector
-from session_recall.embeddings.pooling import WordSums
+from session_recall.embeddings.pooling import WordSums, unit_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,7 +51,6 @@ DEFAULT_DIMS = 64
 # A message's meaning is in its first few thousand characters; the bound keeps a
 # megabyte-long tool output from costing a megabyte of tokenizing.
 MAX_CHARS = 4000
-_DECIMALS = 4
 
 
 @dataclass(frozen=True)
@@ -102,20 +101,8 @@ class StaticEmbedder:
             _word_sums(self._dims)
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
-        import numpy as np
-
         self.load()
-        sums = _word_sums(self._dims).sums([text[:MAX_CHARS] for text in texts])
-        norms = np.linalg.norm(sums, axis=1)
-        # No token, or tokens that cancel out: cosine similarity has no direction to
-        # compare, and Elasticsearch refuses a zero vector.
-        empty = norms <= 1e-6
-        norms[empty] = 1.0
-        # Four decimals of a unit vector's components move a cosine by less than 1e-3
-        # and make the JSON of a vector a third shorter, for the bulk request and for
-        # Elasticsearch to parse.
-        units = np.round(sums / norms[:, None], _DECIMALS)
-        return [None if skip else row for row, skip in zip(units, empty, strict=True)]
+        return unit_vectors(_word_sums(self._dims).sums([text[:MAX_CHARS] for text in texts]))
 
 
 def package_folder() -> Path:

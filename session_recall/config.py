@@ -35,7 +35,13 @@ class Settings(BaseSettings):
     they never show in a repr, a log line or an error.
     """
 
-    model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
+    # Fields are read from the environment by their aliases alone. populate_by_name lets
+    # code pass `index=...`, but it would also read each field from a variable of its
+    # own name (HOME into `home`, USERNAME into `username`): the prefix, which applies
+    # to those names and never to an alias, keeps them out of reach.
+    model_config = SettingsConfigDict(
+        env_prefix="SESSION_RECALL_SETTINGS_FIELD_", extra="ignore", populate_by_name=True
+    )
 
     elasticsearch_url: str | None = Field(default=None, alias="ELASTICSEARCH_URL")
     api_key: SecretStr | None = Field(default=None, alias="ELASTICSEARCH_API_KEY")
@@ -52,9 +58,12 @@ class Settings(BaseSettings):
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
     # Semantic recall (see `session_recall.embedders`): the offline static model by
     # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
-    embedder: Literal["static", "endpoint", "none"] = Field(
+    embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
         default="static", alias="SESSION_RECALL_EMBEDDER"
     )
+    # Where `session-recall models fetch` puts a local encoder's weights (e5-small,
+    # minilm); by default under the home folder.
+    models: Path | None = Field(default=None, alias="SESSION_RECALL_MODELS")
     embeddings_url: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_URL")
     embeddings_model: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_MODEL")
     embeddings_dims: int | None = Field(
@@ -82,6 +91,11 @@ class Settings(BaseSettings):
         for url in urls.split(","):
             cls._usable_url(url.strip())
         return urls
+
+    @property
+    def models_folder(self) -> Path:
+        """Where the local encoders' weights are (SESSION_RECALL_MODELS, or under home)."""
+        return self.models or self.home / "models"
 
     def elasticsearch_urls(self) -> list[str]:
         """The configured nodes' URLs: the client spreads requests over them and sends

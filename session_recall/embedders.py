@@ -2,12 +2,19 @@
 
 SESSION_RECALL_EMBEDDER=static     the default: offline, weights from a PyPI wheel
                                    (SESSION_RECALL_EMBEDDINGS_DIMS: 64, 128 or 256)
+SESSION_RECALL_EMBEDDER=e5-small   a transformer encoder run here (also `minilm`), after
+                                   `session-recall models fetch e5-small`
 SESSION_RECALL_EMBEDDER=endpoint   an OpenAI-compatible /v1/embeddings endpoint
 SESSION_RECALL_EMBEDDER=none       no vectors; memory_search runs on keywords
 """
 
 from session_recall.config import Settings
-from session_recall.embeddings import Embedder, EndpointEmbedder, StaticEmbedder
+from session_recall.embeddings import (
+    Embedder,
+    EndpointEmbedder,
+    StaticEmbedder,
+    TransformerEmbedder,
+)
 
 
 def embedder_for(settings: Settings) -> Embedder | None:
@@ -26,6 +33,8 @@ def embedder_for(settings: Settings) -> Embedder | None:
             query_prefix=settings.embeddings_query_prefix,
             passage_prefix=settings.embeddings_passage_prefix,
         )
+    if settings.embedder in ("e5-small", "minilm"):
+        return TransformerEmbedder(settings.embedder, settings.models_folder)
     if settings.embeddings_dims is None:
         return StaticEmbedder()
     return StaticEmbedder(settings.embeddings_dims)

@@ -51,6 +51,11 @@ COMMANDS: dict[str, _Command] = {
         "Move the events of an index of the single-index layout (ALIAS-000001, made by an "
         "earlier release) into the partitions of their periods, then delete it.",
     ),
+    "models": _Command(
+        "models",
+        "models",
+        "Local transformer encoders for memory_search (SESSION_RECALL_EMBEDDER=NAME).",
+    ),
     "node": _Command(
         "node", "node", "Run a single local Elasticsearch node (needs a JDK 21+ and Maven)."
     ),

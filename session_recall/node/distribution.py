@@ -2,11 +2,11 @@
 
 import os
 import shutil
-import subprocess
 import zipfile
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
+from session_recall.core.maven import copy_artifact
 
 GROUP = "org.elasticsearch.distribution.integ-test-zip"
 ARTIFACT = "elasticsearch"
@@ -17,25 +17,17 @@ def fetch_zip(version: str, cache: Path) -> Path:
     target = cache / f"{ARTIFACT}-{version}.zip"
     if target.is_file():
         return target
-    if shutil.which("mvn") is None:
+    copy_artifact(
+        f"{GROUP}:{ARTIFACT}:{version}:zip",
+        cache,
+        needed_for=f"Elasticsearch {version} for the local node",
+        hint="Or set ELASTICSEARCH_URL to a running node, or use docker compose up; "
+        "check that the version in .env exists.",
+    )
+    if not target.is_file():
         raise SessionRecallError(
-            "Maven (mvn) is needed to fetch Elasticsearch for the local node.",
-            hint="Install Maven (e.g. apt-get install maven), or set ELASTICSEARCH_URL "
-            "to a running node, or use docker compose up.",
-        )
-    cache.mkdir(parents=True, exist_ok=True)
-    command = [
-        "mvn", "-B", "-q", "dependency:copy",
-        f"-Dartifact={GROUP}:{ARTIFACT}:{version}:zip",
-        f"-DoutputDirectory={cache}",
-    ]  # fmt: skip
-    # mvn needs no project here; run it outside any folder that might hold a pom.xml.
-    result = subprocess.run(command, capture_output=True, text=True, cwd=cache)
-    if result.returncode != 0 or not target.is_file():
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-5:])
-        raise SessionRecallError(
-            f"Maven could not fetch Elasticsearch {version} ({GROUP}):\n{tail}",
-            hint="Check that Maven Central is reachable and the version in .env exists.",
+            f"Maven fetched Elasticsearch {version}, but {target} is not there.",
+            hint="Check the version in .env, then start the node again.",
         )
     return target
 

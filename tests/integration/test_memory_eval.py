@@ -1,32 +1,62 @@
 """memory_search's quality on the labelled evaluation set, with the offline default
-embedder: hybrid must find what keywords cannot (paraphrases) and lose nothing where
-keywords are at their best (exact phrases). The figures are printed (run with -s)
-and written in the README."""
+embedder and each local encoder: hybrid must find what keywords cannot (paraphrases)
+and lose nothing where keywords are at their best (exact phrases). The figures are
+printed (run with -s) and written in the README.
+
+The local encoders' weights are fetched as a user does, with `session-recall models
+fetch` (Maven Central, once per cache), and checked against the pinned digests."""
+
+import subprocess
 
 import pytest
 from elasticsearch import Elasticsearch
 
-from session_recall.embeddings import StaticEmbedder
+from session_recall.config import Settings
+from session_recall.embedders import embedder_for
+from session_recall.embeddings import Embedder
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import Searchers
+from tests.support.cli import CLI
 from tests.support.memory_eval import QUERIES, events, recall_at
 
 pytestmark = pytest.mark.integration
 
 KEY = b"memory-eval-cursor-key-32-bytes!"
+EMBEDDERS = ("static", "minilm", "e5-small")
 
 
 @pytest.fixture(scope="module")
-def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
-    embedder = StaticEmbedder()
+def stored(es: Elasticsearch, module_alias: str) -> str:
     written = Writer(es, module_alias).write(
         Submission(Event.model_validate(event)) for event in events()
     )
     assert all(w.result.stored for w in written)
     es.indices.refresh(index=module_alias)
-    enrich(es, module_alias, embedder)  # stems, context and vectors, as ingest and serve do
-    es.indices.refresh(index=module_alias)
-    return Searchers(es, module_alias, KEY, embedder=embedder)
+    return module_alias
+
+
+def _embedder(name: str) -> Embedder:
+    if name != "static":
+        fetched = subprocess.run(
+            [*CLI, "models", "fetch", name],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert fetched.returncode == 0, fetched.stderr
+    embedder = embedder_for(Settings(SESSION_RECALL_EMBEDDER=name))
+    assert embedder is not None
+    return embedder
+
+
+@pytest.fixture(scope="module", params=EMBEDDERS)
+def searchers(request: pytest.FixtureRequest, es: Elasticsearch, stored: str) -> Searchers:
+    embedder = _embedder(request.param)
+    # Stems, context and this model's vectors, as ingest and serve do (each model's
+    # vectors in a field of their own, beside the others').
+    enrich(es, stored, embedder)
+    es.indices.refresh(index=stored)
+    return Searchers(es, stored, KEY, embedder=embedder)
 
 
 def mean_recall_at_10(searchers: Searchers, mode: str, kind: str) -> float:
@@ -49,7 +79,8 @@ def test_hybrid_finds_paraphrases_that_keywords_miss_and_keeps_exact_phrases(
         for kind in ("paraphrase", "control")
     }
     with capsys.disabled():
-        print("\nrecall@10 on the evaluation set (static embedder):")
+        model = searchers.embedder.model_id if searchers.embedder else "none"
+        print(f"\nrecall@10 on the evaluation set ({model}):")
         for kind in ("paraphrase", "control"):
             row = ", ".join(
                 f"{mode} {figures[mode, kind]:.3f}" for mode in ("keyword", "semantic", "hybrid")

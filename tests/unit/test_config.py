@@ -113,3 +113,18 @@ def test_serve_reads_with_its_read_credentials_when_set_and_its_own_otherwise():
     assert reads.api_key is not None and reads.api_key.get_secret_value() == "r-key-secret"
     assert reads.username is None and reads.password is None
     assert "r-key-secret" not in repr(apart)
+
+
+def test_variables_named_like_a_field_set_nothing(monkeypatch: pytest.MonkeyPatch):
+    """HOME and USERNAME are set on most machines: neither is a setting of ours. Only
+    the documented names (SESSION_RECALL_HOME, ELASTICSEARCH_USERNAME) are read."""
+    for name in ("HOME", "USERNAME", "PASSWORD", "INDEX", "EMBEDDER", "MODELS"):
+        monkeypatch.setenv(name, "/elsewhere" if name == "HOME" else "alice")
+    monkeypatch.delenv("SESSION_RECALL_HOME", raising=False)
+    settings = Settings()
+    assert settings.home.parts[-2:] == (".cache", "session-recall")
+    assert settings.username is None and settings.password is None
+    assert settings.index != "alice" and settings.embedder == "static"
+    assert settings.models_folder == settings.home / "models"
+    # Code still passes fields by name.
+    assert Settings(index="by-name").index == "by-name"

