@@ -60,6 +60,8 @@ def document_body(event: Event) -> dict[str, Any]:
         body["inbox_id"] = event.inbox_id
     if event.metadata is not None:
         body["metadata"] = event.metadata
+    if event.payload is not None:
+        body["payload"] = event.payload
     return body
 
 

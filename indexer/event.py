@@ -12,6 +12,7 @@ from pydantic import (
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
+    JsonValue,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import core_schema
@@ -98,6 +99,12 @@ class Event(BaseModel):
     inbox_id: Identifier | None = None
     conversation_type: Identifier = "chat"
     metadata: dict[str, Any] | None = Field(default=None, description="Stored, not indexed.")
+    payload: JsonValue = Field(
+        default=None,
+        description="Any JSON the producer wants back as it was (an agent framework's own "
+        "item, say): stored and returned by the reads, never indexed or searched; `text` "
+        "is what recall searches.",
+    )
     # Last: its default is derived from every field above, once they are validated.
     event_id: Identifier = Field(
         default_factory=_content_id,
@@ -110,6 +117,7 @@ def derived_event_id(event: Event) -> str:
     """The id of an event that came without one: a digest of every content field.
 
     `metadata` is left out on purpose: producers often fill it with delivery details
-    (attempt counts, latencies) that differ between a send and its retry.
+    (attempt counts, latencies) that differ between a send and its retry; `payload`
+    too, as the producer's own copy of what `text` says.
     """
     return _content_id(event.__dict__)

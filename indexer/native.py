@@ -37,6 +37,11 @@ def available() -> bool:
     return _core is not None and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
 
 
+# Event fields the core leaves to the Python path: a line that has one is declined.
+# `payload` is any JSON, written back as the producer sent it; rare in bulk feeds.
+PYTHON_ONLY = frozenset({"payload"})
+
+
 class Rules:
     """What the core checks, and the partitions it writes to, for one alias and one
     set of limits: made once, then a builder per input. Raises `RuntimeError` when
@@ -54,6 +59,8 @@ class Rules:
             raise RuntimeError("the native core is not available; take the Python path")
         keys = {}
         for name, field in Event.model_fields.items():
+            if name in PYTHON_ONLY:
+                continue  # a key the core does not know: it declines the line
             keys[name] = name
             keys[field.alias or name] = name
         self.limits = limits

@@ -215,4 +215,5 @@ def _item(hit: Body) -> RecallItem:
         text=source.get("text", ""),
         event_id=source.get("event_id", ""),
         metadata=source.get("metadata"),
+        payload=source.get("payload"),
     )

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from session_recall.core.instant import Instant
 
@@ -21,6 +21,9 @@ class RecallItem(BaseModel):
     # do not): for a caller that maps events back to its own objects, never shown
     # in a tool's output or an answer.
     metadata: dict[str, Any] | None = Field(default=None, exclude=True)
+    # What the producer stored to have back as it was (`Event.payload`), for the reads
+    # and memory_search; left out of a JSON page when the event has none.
+    payload: JsonValue = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class RecallPage(BaseModel):

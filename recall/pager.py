@@ -298,4 +298,5 @@ def _item(hit: Body) -> RecallItem:
         type=source.get("type"),
         text=source.get("text", ""),
         event_id=position.event_id,
+        payload=source.get("payload"),
     )

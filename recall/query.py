@@ -25,7 +25,7 @@ Body = dict[str, Any]
 # search_after never skips or repeats.
 SORT = event_order()
 # The timestamp and event_id come back as sort values; the rest from _source.
-SOURCE = ["session_id", "type", "text"]
+SOURCE = ["session_id", "type", "text", "payload"]
 
 
 class SortPosition(NamedTuple):

@@ -100,7 +100,9 @@ async def test_preload_memory_puts_what_was_said_before_the_model(memory):
     assert [m.content.parts[0].text for m in long.memories] == [FACT]
 
 
-async def test_deleting_one_memory_or_the_scope_keeps_replays_out(memory, settings):
+async def test_deleting_one_memory_or_the_scope_keeps_replays_out(
+    memory, settings, es: Elasticsearch
+):
     first = await _remember(memory)
     found = await memory.search_memory(app_name=APP, user_id=USER, query="jasmine")
     [entry] = found.memories
@@ -116,7 +118,7 @@ async def test_deleting_one_memory_or_the_scope_keeps_replays_out(memory, settin
     await memory.add_session_to_memory(first)
     assert not (await memory.search_memory(app_name=APP, user_id=USER, query="noted")).memories
     # The CLI and HTTP reach the same memory by its user id: nothing is left there.
-    reads = Searchers(memory._client, settings.index, b"adk-scope-test-cursor-key-32byt!")
+    reads = Searchers(es, settings.index, b"adk-scope-test-cursor-key-32byt!")
     assert not reads.cross_session(user_id=memory_user(APP, USER)).search("noted").items
 
 

@@ -77,23 +77,31 @@ def test_the_import_contract_holds():
 
 
 def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel: Path):
-    """google-adk comes with `session-recall[adk]` only, and no surface of the base
-    install (CLI, HTTP, MCP, the libraries) imports it."""
+    """google-adk, openai-agents and onnxruntime come with their extras only (`adk`,
+    `openai-agents`, `local`), and no surface of the base install (CLI, HTTP, MCP, the
+    libraries) imports them."""
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
     )
     requirements = [
-        line.removeprefix("Requires-Dist: ")
+        line.removeprefix("Requires-Dist: ").replace("'", '"')
         for line in metadata.decode().splitlines()
         if line.startswith("Requires-Dist: ")
     ]
-    adk = [r for r in requirements if r.startswith("google-adk")]
-    assert [r.replace("'", '"') for r in adk] == ['google-adk==2.13.0; extra == "adk"'], adk
+    for package, extra in (
+        ("google-adk", "adk"),
+        ("openai-agents", "openai-agents"),
+        ("onnxruntime", "local"),
+    ):
+        found = [r for r in requirements if r.startswith(package)]
+        assert found and all(r.endswith(f'extra == "{extra}"') for r in found), found
     code = (
         "import sys, session_recall.cli, session_recall.http, session_recall.mcp_server,"
-        " session_recall.recall, session_recall.indexer, session_recall.integrations;"
+        " session_recall.recall, session_recall.indexer, session_recall.integrations,"
+        " session_recall.embeddings;"
         "from session_recall.cli import main;"
-        "print(sorted(m for m in sys.modules if m.startswith('google')))"
+        "print(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in ('google', 'agents', 'openai', 'onnxruntime')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -15,7 +15,6 @@ within the deadline with an error that names the next step.
 """
 
 import asyncio
-import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,15 +22,12 @@ from google.adk.memory import BaseMemoryService
 from google.adk.memory.base_memory_service import SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 
-from session_recall.client import failover_only, make_client
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
-from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
-from session_recall.indexer.deadline import Deadline
+from session_recall.indexer import Scope
 from session_recall.integrations.adk.events import from_adk_event, from_memory, to_memory_entry
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
-from session_recall.recall import MemorySearcher
+from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
@@ -39,7 +35,6 @@ if TYPE_CHECKING:
     from google.adk.sessions.session import Session
 
 
-DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_LIMIT = 10  # as ADK's own services: the memories a prompt can take
 UNKNOWN_SESSION = "__unknown_session_id__"  # ADK's bucket for events without a session
 
@@ -66,44 +61,10 @@ class SessionRecallMemoryService(BaseMemoryService):
         if uri is not None:
             given = parse_uri(uri)
             index, mode = index or given.alias, mode or given.mode
-        settings = settings or Settings()
-        if index is not None:
-            settings = settings.model_copy(update={"index": index})
-        self.settings = settings
-        self.alias = settings.index
+        self._store = EventStore(settings, index=index, timeout=timeout)
+        self.settings, self.alias = self._store.settings, self._store.alias
         self.mode = mode
         self.limit, self.context, self.timeout = limit, context, timeout
-        self._client = make_client(settings, **failover_only(settings), request_timeout=timeout)
-        self._embedder = embedder_for(settings)
-        self._writers = threading.local()
-
-    def _writer(self) -> Writer:
-        """The calling worker thread's writer (a writer is not thread-safe): it reads
-        the alias's layout and learns its partitions once, not on every call."""
-        writer: Writer | None = getattr(self._writers, "writer", None)
-        if writer is None:
-            writer = self._writers.writer = Writer(
-                self._client, self.alias, embedder=self._embedder
-            )
-        return writer
-
-    def _store(self, events: Sequence[Event]) -> None:
-        if not events:
-            return
-        deadline = Deadline.after(self.timeout)
-        writer = self._writer()
-        refused = [
-            written.result
-            for written in writer.write(map(Submission, events), deadline=deadline)
-            if not written.result.stored and not written.result.erased
-        ]
-        writer.refresh(deadline=deadline)  # searchable when the call returns
-        if refused:
-            reasons = "; ".join(f"{r.event_id}: {r.reason}" for r in refused[:3])
-            raise IndexerError(
-                f"{len(refused)} of {len(events)} event(s) were refused: {reasons}.",
-                hint="The others are stored; fix these and add them again.",
-            )
 
     async def add_session_to_memory(self, session: "Session") -> None:
         user = memory_user(session.app_name, session.user_id)
@@ -112,7 +73,7 @@ class SessionRecallMemoryService(BaseMemoryService):
             for event in session.events
             if (found := from_adk_event(event, user_id=user, session_id=session.id))
         ]
-        await asyncio.to_thread(lambda: self._store(events))
+        await asyncio.to_thread(self._store.store, events)
 
     async def add_events_to_memory(
         self,
@@ -134,7 +95,7 @@ class SessionRecallMemoryService(BaseMemoryService):
                 )
             )
         ]
-        await asyncio.to_thread(lambda: self._store(ours))
+        await asyncio.to_thread(self._store.store, ours)
 
     async def add_memory(
         self,
@@ -150,7 +111,7 @@ class SessionRecallMemoryService(BaseMemoryService):
             for memory in memories
             if (found := from_memory(memory, user_id=user, custom_metadata=custom_metadata))
         ]
-        await asyncio.to_thread(lambda: self._store(events))
+        await asyncio.to_thread(self._store.store, events)
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -161,13 +122,7 @@ class SessionRecallMemoryService(BaseMemoryService):
         # PreloadMemoryTool asks with the user's whole message, which may run past
         # memory_search's limit: its start is searched rather than nothing.
         query = query[:MAX_QUERY_CHARS]
-        searcher = MemorySearcher(
-            self._client,
-            user_id=user,
-            alias=self.alias,
-            embedder=self._embedder,
-            search_timeout=self.timeout,
-        )
+        searcher = self._store.memory(user)
         result = await asyncio.to_thread(
             lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
         )
@@ -178,5 +133,4 @@ class SessionRecallMemoryService(BaseMemoryService):
     ) -> None:
         user = memory_user(app_name, user_id)
         scope = Scope.user(user) if memory_id is None else Scope.event(user, memory_id)
-        deadline = Deadline.after(self.timeout)
-        await asyncio.to_thread(lambda: erase(self._client, self.alias, scope, deadline=deadline))
+        await asyncio.to_thread(self._store.erase, scope)

@@ -1,0 +1,19 @@
+"""The OpenAI Agents SDK on session-recall (`pip install 'session-recall[openai-agents]'`).
+
+    from session_recall.integrations.openai_agents import (
+        SessionRecallSession,
+        memory_search_tool,
+    )
+    session = SessionRecallSession("s-42", user_id="alice")
+    agent = Agent(name="helper", tools=[memory_search_tool(session.memory())])
+    await Runner.run(agent, "hello", session=session)
+
+One store, two uses: the SDK's conversation history (`SessionRecallSession`, the SDK's
+`Session` protocol), and, from the same events, `memory_search` over all of that
+user's sessions as a tool whose scope is bound in code.
+"""
+
+from session_recall.integrations.openai_agents.session import SessionRecallSession
+from session_recall.integrations.openai_agents.tool import memory_search_tool
+
+__all__ = ["SessionRecallSession", "memory_search_tool"]

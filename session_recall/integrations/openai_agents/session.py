@@ -1,0 +1,195 @@
+"""`SessionRecallSession`: the OpenAI Agents SDK's `Session` protocol for one
+`(user, session)`, its history stored as events and searchable with memory_search.
+
+- `add_items` stores each item as an event (`items.item_event`), stamped in the
+  order given, searchable when the call returns.
+- `get_items(limit)` returns the latest `limit` items (all when None, or the
+  `session_settings` limit), oldest first, each exactly as it was added.
+- `pop_item` removes and returns the latest item. It deletes the event on the
+  condition that nobody changed or removed it since it was read (`if_seq_no`): of two
+  concurrent pops, one wins each item and the other takes the next.
+- `clear_session` erases the session through the erasure path; items added after
+  it are kept.
+
+Each call runs off the event loop (`asyncio.to_thread`) within the store's deadline.
+"""
+
+import asyncio
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from agents.memory import SessionABC
+from agents.memory.session_settings import (
+    SessionSettings,
+    coerce_session_settings,
+    resolve_session_limit,
+)
+from elasticsearch import ConflictError, NotFoundError
+
+from session_recall.config import Settings
+from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
+from session_recall.indexer import Scope
+from session_recall.integrations.openai_agents.items import item_event, stored_item
+from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
+from session_recall.recall import MemorySearcher
+
+if TYPE_CHECKING:
+    from agents.items import TResponseInputItem
+
+_SOURCE = ["payload", "type", "text"]
+_PAGE = 500  # events read a request when the whole history is asked for
+_POP_WINDOW = 8  # the latest events a pop tries, newest first, before it reads again
+
+
+class _Clock:
+    """Instants that only move forward within this process, so items added in one
+    call, or in quick succession, keep their order."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> Instant:
+        with self._lock:
+            self._last = max(time.time_ns(), self._last + 1)
+            return Instant(self._last)
+
+
+_CLOCK = _Clock()
+
+
+class SessionRecallSession(SessionABC):
+    """The SDK's session `session_id` of `user_id`. `settings` default to the
+    environment's; `index` overrides the alias; `store` shares one client between
+    many sessions (it wins over `settings`, `index` and `timeout`)."""
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        user_id: str,
+        settings: Settings | None = None,
+        index: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        store: EventStore | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.user_id = user_id
+        Scope.session(user_id, session_id)  # checks both ids now, not at the first call
+        self._store = store or EventStore(settings, index=index, timeout=timeout)
+        self.session_settings = (
+            SessionSettings()
+            if session_settings is None
+            else coerce_session_settings(session_settings)
+        )
+
+    def memory(self) -> MemorySearcher:
+        """memory_search over every session of this session's user (for
+        `memory_search_tool`)."""
+        return self._store.memory(self.user_id)
+
+    async def get_items(self, limit: int | None = None) -> list["TResponseInputItem"]:
+        count = resolve_session_limit(limit, self.session_settings)
+        hits = await asyncio.to_thread(self._read, count)
+        items = [item for hit in hits if (item := stored_item(hit["_source"])) is not None]
+        return items  # type: ignore[return-value]  # the SDK's items are JSON objects
+
+    async def add_items(self, items: list["TResponseInputItem"]) -> None:
+        events = [
+            item_event(
+                item,
+                user_id=self.user_id,
+                session_id=self.session_id,
+                event_id=f"oai-{uuid.uuid4().hex}",
+                at=_CLOCK.next(),
+            )
+            for item in items
+        ]
+        await asyncio.to_thread(self._store.store, events)
+
+    async def pop_item(self) -> "TResponseInputItem | None":
+        return await asyncio.to_thread(self._pop)
+
+    async def clear_session(self) -> None:
+        await asyncio.to_thread(self._store.erase, Scope.session(self.user_id, self.session_id))
+
+    def _search(self, *, size: int, newest_first: bool, after: list[Any] | None = None) -> Any:
+        order = event_order()
+        if newest_first:
+            order = [{field: "desc" for field in key} for key in order]
+        return self._store.client.search(
+            index=self._store.alias,
+            routing=self.user_id,
+            query={
+                "bool": {
+                    "filter": [
+                        {"term": {"user_id": self.user_id}},
+                        {"term": {"session_id": self.session_id}},
+                    ]
+                }
+            },
+            sort=order,
+            size=size,
+            search_after=after,
+            source_includes=_SOURCE,
+            seq_no_primary_term=newest_first,
+            track_total_hits=False,
+            # An alias not set up yet holds no history (adding to it says what to do).
+            ignore_unavailable=True,
+            allow_no_indices=True,
+        ).body["hits"]["hits"]
+
+    def _latest(self, count: int) -> list[dict[str, Any]]:
+        """The latest `count` events, oldest first."""
+        if count <= 0:
+            return []
+        hits: list[dict[str, Any]] = []
+        after = None
+        while len(hits) < count:
+            page = self._search(size=min(_PAGE, count - len(hits)), newest_first=True, after=after)
+            hits += page
+            if len(page) < min(_PAGE, count):
+                break
+            after = page[-1]["sort"]
+        return hits[::-1]
+
+    def _read(self, count: int | None) -> list[dict[str, Any]]:
+        return self._all() if count is None else self._latest(count)
+
+    def _all(self) -> list[dict[str, Any]]:
+        hits: list[dict[str, Any]] = []
+        after = None
+        while page := self._search(size=_PAGE, newest_first=False, after=after):
+            hits += page
+            after = page[-1]["sort"]
+        return hits
+
+    def _pop(self) -> "TResponseInputItem | None":
+        after = None
+        while hits := self._search(size=_POP_WINDOW, newest_first=True, after=after):
+            for hit in hits:
+                item = stored_item(hit["_source"])
+                if item is None:
+                    continue  # an event of another surface that is no item: left alone
+                try:
+                    self._store.client.delete(
+                        index=hit["_index"],
+                        id=hit["_id"],
+                        routing=self.user_id,
+                        if_seq_no=hit["_seq_no"],
+                        if_primary_term=hit["_primary_term"],
+                        refresh="wait_for",  # the next read, anyone's, sees it gone
+                    )
+                except (ConflictError, NotFoundError):
+                    after = None  # another pop took it first: read the latest again
+                    break
+                return item  # type: ignore[return-value]
+            else:
+                after = hits[-1]["sort"]  # none of these is an item: look further back
+        return None

@@ -1,0 +1,82 @@
+"""What every framework adapter does with the library: store events so that they are
+searchable when the call returns, erase a scope, and search one user's memory, each
+within a deadline, from worker threads (the frameworks call from an event loop and
+hand the work to `asyncio.to_thread`)."""
+
+import threading
+from collections.abc import Sequence
+
+from session_recall.client import failover_only, make_client
+from session_recall.config import Settings
+from session_recall.embedders import embedder_for
+from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
+from session_recall.indexer.deadline import Deadline
+from session_recall.recall import MemorySearcher
+
+DEFAULT_TIMEOUT_S = 10.0
+
+
+class EventStore:
+    """One alias of one cluster, for an adapter. `settings` default to the
+    environment's (`ELASTICSEARCH_URL`, credentials, `SESSION_RECALL_INDEX`...); `index`
+    overrides the alias. Thread-safe."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        index: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        settings = settings or Settings()
+        if index is not None:
+            settings = settings.model_copy(update={"index": index})
+        self.settings = settings
+        self.alias = settings.index
+        self.timeout = timeout
+        self.client = make_client(settings, **failover_only(settings), request_timeout=timeout)
+        self.embedder = embedder_for(settings)
+        self._writers = threading.local()
+
+    def _writer(self) -> Writer:
+        """The calling worker thread's writer (a writer is not thread-safe): it reads
+        the alias's layout and learns its partitions once, not on every call."""
+        writer: Writer | None = getattr(self._writers, "writer", None)
+        if writer is None:
+            writer = self._writers.writer = Writer(self.client, self.alias, embedder=self.embedder)
+        return writer
+
+    def store(self, events: Sequence[Event]) -> None:
+        """Store `events`, searchable on return. An event already stored, or erased,
+        is not stored again; any other refusal raises an `IndexerError` naming it
+        (the others are stored)."""
+        if not events:
+            return
+        deadline = Deadline.after(self.timeout)
+        writer = self._writer()
+        refused = [
+            written.result
+            for written in writer.write(map(Submission, events), deadline=deadline)
+            if not written.result.stored and not written.result.erased
+        ]
+        writer.refresh(deadline=deadline)  # searchable when the call returns
+        if refused:
+            reasons = "; ".join(f"{r.event_id}: {r.reason}" for r in refused[:3])
+            raise IndexerError(
+                f"{len(refused)} of {len(events)} event(s) were refused: {reasons}.",
+                hint="The others are stored; fix these and add them again.",
+            )
+
+    def erase(self, scope: Scope) -> None:
+        """Erase `scope` through the erasure path (its tombstone keeps replays out)."""
+        erase(self.client, self.alias, scope, deadline=Deadline.after(self.timeout))
+
+    def memory(self, user_id: str) -> MemorySearcher:
+        """memory_search bound to `user_id`."""
+        return MemorySearcher(
+            self.client,
+            user_id=user_id,
+            alias=self.alias,
+            embedder=self.embedder,
+            search_timeout=self.timeout,
+        )
