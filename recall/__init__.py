@@ -65,7 +65,7 @@ from session_recall.recall.memory_arguments import (
     SearchMode,
 )
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
-from session_recall.recall.memory_search import MemorySearcher
+from session_recall.recall.memory_search import AsyncMemorySearcher, MemorySearcher
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from session_recall.recall.searchers import Searchers
@@ -84,6 +84,7 @@ __all__ = [
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
     "SEARCH_MODES",
+    "AsyncMemorySearcher",
     "ConflictingPagination",
     "ConversationSearcher",
     "CrossConversationSearcher",

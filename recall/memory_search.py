@@ -19,10 +19,11 @@ When the query cannot be embedded (no embedder, or it fails), the search runs on
 keywords and the result says so in `notice`: a question still gets an answer.
 """
 
-from collections.abc import Sequence
-from typing import Any
+import asyncio
+from collections.abc import Callable, Generator, Sequence
+from typing import Any, cast
 
-from elasticsearch import Elasticsearch
+from elasticsearch import AsyncElasticsearch, Elasticsearch
 
 from session_recall.core.instant import Instant
 from session_recall.core.stems import stems
@@ -114,11 +115,17 @@ class MemorySearcher:
 
     def answer(self, request: MemoryRequest) -> MemorySearchResult:
         """`search` with its arguments already checked (`MemoryRequest.parse`)."""
+        vector, notice = self._query_vector(request)
+        return _drive(self._plan(request, vector, notice), self._msearch)
+
+    def _plan(
+        self, request: MemoryRequest, vector: list[float] | None, notice: str | None
+    ) -> "_Plan":
+        """The search as a plan: it yields the bodies of each `msearch` and is sent
+        their hits back, so the sync and the async searcher run the same steps."""
         text, start, end, kinds = request.text, request.since, request.until, request.types
         limit, context = request.limit, request.context
         requested = self.default_mode if request.mode is None else request.mode
-
-        vector, notice = (None, None) if requested == "keyword" else self._query_vector(text)
         used: SearchMode = requested if vector is not None else "keyword"
         filters = event_filters(self._user_id, since=start, until=end, types=kinds)
         depth = RANK_WINDOW if used == "hybrid" else limit
@@ -129,21 +136,14 @@ class MemorySearcher:
         if vector is not None and self._embedder is not None:
             field = vector_field(self._embedder.model_id)
             bodies.append(knn_body(filters, vector, field=field, size=depth))
-        answers = transport.msearch(
-            self._client,
-            alias=self._alias,
-            bodies=bodies,
-            routing=self._user_id,
-            timeout=self._search_timeout,
-        )
-        rankings = [transport.hits(answer) for answer in answers]
+        rankings = yield bodies
         keyword = rankings[0] if used != "semantic" else []
         nearest = rankings[-1] if used != "keyword" else []
         by_key = {_key(hit): hit for ranking in rankings for hit in ranking}
         weight = self.dense_weight
         fused = fuse(_scored(keyword), _scored(nearest), dense_weight=weight)[:limit]
         events = [_item(by_key[f.key]) for f in fused]
-        around = self._neighbours(events, context)
+        around = yield from self._neighbours(events, context)
         hits = [
             MemoryHit(
                 event=event,
@@ -155,7 +155,12 @@ class MemorySearcher:
         ]
         return MemorySearchResult(hits=hits, mode=used, requested_mode=requested, notice=notice)
 
-    def _query_vector(self, text: str) -> tuple[list[float] | None, str | None]:
+    def _query_vector(self, request: MemoryRequest) -> tuple[list[float] | None, str | None]:
+        """The query's vector when the mode needs one, or why the search runs on
+        keywords (the notice)."""
+        text = request.text
+        if (self.default_mode if request.mode is None else request.mode) == "keyword":
+            return None, None
         if self._embedder is None:
             return None, "No embedder is configured, so the search ran on keywords only."
         try:
@@ -168,7 +173,7 @@ class MemorySearcher:
 
     def _neighbours(
         self, events: list[RecallItem], context: int
-    ) -> list[tuple[list[RecallItem], list[RecallItem]]]:
+    ) -> Generator[list[Body], list[list[Body]], list[tuple[list[RecallItem], list[RecallItem]]]]:
         if context == 0 or not events:
             return [([], []) for _ in events]
         looks: list[tuple[Body, Body]] = []  # (within a day, unbounded), before then after
@@ -177,10 +182,11 @@ class MemorySearcher:
             args = (self._user_id, event.session_id, position)
             near = neighbour_bodies(*args, context=context, reach_ns=NEIGHBOUR_WINDOW_NS)
             looks += zip(near, neighbour_bodies(*args, context=context), strict=True)
-        found = self._msearch([bounded for bounded, _ in looks])
+        found = yield [bounded for bounded, _ in looks]
         short = [i for i, hits in enumerate(found) if len(hits) < context]
         if short:
-            for i, hits in zip(short, self._msearch([looks[i][1] for i in short]), strict=True):
+            unbounded = yield [looks[i][1] for i in short]
+            for i, hits in zip(short, unbounded, strict=True):
                 found[i] = hits
         items = [[_item(hit) for hit in hits] for hits in found]
         # The ones before come nearest first; a reader wants them in order.
@@ -190,6 +196,57 @@ class MemorySearcher:
         """Each body's hits, in one round trip."""
         answers = transport.msearch(
             self._client,
+            alias=self._alias,
+            bodies=bodies,
+            routing=self._user_id,
+            timeout=self._search_timeout,
+        )
+        return [transport.hits(answer) for answer in answers]
+
+
+_Plan = Generator[list[Body], list[list[Body]], MemorySearchResult]
+
+
+def _drive(plan: _Plan, msearch: Callable[[list[Body]], list[list[Body]]]) -> MemorySearchResult:
+    """Run `plan`, answering each of its `msearch`es with `msearch`."""
+    try:
+        bodies = next(plan)
+        while True:
+            bodies = plan.send(msearch(bodies))
+    except StopIteration as done:
+        result: MemorySearchResult = done.value
+        return result
+
+
+class AsyncMemorySearcher(MemorySearcher):
+    """`MemorySearcher` on the async client: `await searcher.search(...)`. The same
+    plan, its requests awaited; the query's vector is computed in a worker thread, so
+    a local model never blocks the event loop."""
+
+    def __init__(self, client: AsyncElasticsearch, **options: Any) -> None:
+        super().__init__(cast(Elasticsearch, None), **options)
+        self._async_client = client
+
+    async def search(  # type: ignore[override]
+        self, query: str, **options: Any
+    ) -> MemorySearchResult:
+        """`MemorySearcher.search`'s arguments and answer."""
+        return await self.answer(MemoryRequest.parse(query, **options))
+
+    async def answer(self, request: MemoryRequest) -> MemorySearchResult:  # type: ignore[override]
+        vector, notice = await asyncio.to_thread(self._query_vector, request)
+        plan = self._plan(request, vector, notice)
+        try:
+            bodies = next(plan)
+            while True:
+                bodies = plan.send(await self._amsearch(bodies))
+        except StopIteration as done:
+            result: MemorySearchResult = done.value
+            return result
+
+    async def _amsearch(self, bodies: list[Body]) -> list[list[Body]]:
+        answers = await transport.amsearch(
+            self._async_client,
             alias=self._alias,
             bodies=bodies,
             routing=self._user_id,

@@ -1,4 +1,5 @@
-"""The one place recall talks to Elasticsearch: `search` and `msearch`, nothing that writes.
+"""The one place recall talks to Elasticsearch: `search` and `msearch` (`amsearch` on the
+async client), nothing that writes.
 
 Engine errors that a caller can act on become domain errors with a next step. With a
 `timeout`, every search carries it, so Elasticsearch stops a heavy search there
@@ -17,7 +18,7 @@ run on every partition, even those its time range rules out.
 
 from typing import Any
 
-from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch
+from elasticsearch import ApiError, AsyncElasticsearch, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
 from session_recall.core.access import role_hint
@@ -67,20 +68,48 @@ def msearch(
     timeout: float | None = None,
 ) -> list[dict[str, Any]]:
     """Several searches in one round trip; Elasticsearch runs them side by side."""
+    try:
+        response = client.msearch(**_msearch_request(alias, bodies, routing, timeout))
+    except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
+    return _msearch_answers(response.body, alias, timeout)
+
+
+async def amsearch(
+    client: AsyncElasticsearch,
+    *,
+    alias: str,
+    bodies: list[dict[str, Any]],
+    routing: str | None,
+    timeout: float | None = None,
+) -> list[dict[str, Any]]:
+    """`msearch` on the async client."""
+    try:
+        response = await client.msearch(**_msearch_request(alias, bodies, routing, timeout))
+    except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
+        raise _domain_error(err, alias) from None
+    return _msearch_answers(response.body, alias, timeout)
+
+
+def _msearch_request(
+    alias: str, bodies: list[dict[str, Any]], routing: str | None, timeout: float | None
+) -> dict[str, Any]:
     searches: list[dict[str, Any]] = []
     for body in bodies:
         header = {"allow_partial_search_results": False}
         searches += [header, body if timeout is None else _with_timeout(body, timeout)]
-    try:
-        response = client.msearch(
-            index=alias,
-            routing=routing,
-            searches=searches,
-            pre_filter_shard_size=_PRE_FILTER_ALWAYS,
-        )
-    except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
-        raise _domain_error(err, alias) from None
-    answers: list[dict[str, Any]] = response.body["responses"]
+    return {
+        "index": alias,
+        "routing": routing,
+        "searches": searches,
+        "pre_filter_shard_size": _PRE_FILTER_ALWAYS,
+    }
+
+
+def _msearch_answers(
+    body: dict[str, Any], alias: str, timeout: float | None
+) -> list[dict[str, Any]]:
+    answers: list[dict[str, Any]] = body["responses"]
     for answer in answers:
         if "error" in answer:  # each search fails on its own, inside a 200 response
             error = answer["error"]

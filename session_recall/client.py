@@ -5,6 +5,7 @@ from typing import Any
 import orjson
 from elasticsearch import (
     ApiError,
+    AsyncElasticsearch,
     AuthenticationException,
     AuthorizationException,
     Elasticsearch,
@@ -51,6 +52,17 @@ def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
     """A client for `settings.elasticsearch_url` (one node, or several comma-separated),
     with orjson bodies and sane retries: a request that meets a connection error or a
     timeout is sent again to another node, up to MAX_RETRIES times."""
+    return Elasticsearch(settings.elasticsearch_urls(), **_options(settings, overrides))
+
+
+def make_async_client(settings: Settings, **overrides: Any) -> AsyncElasticsearch:
+    """`make_client`'s async twin, on httpx (a dependency already): for adapters whose
+    framework awaits its searches (LangChain's `ainvoke`)."""
+    options = {"node_class": "httpxasync", **_options(settings, overrides)}
+    return AsyncElasticsearch(settings.elasticsearch_urls(), **options)
+
+
+def _options(settings: Settings, overrides: dict[str, Any]) -> dict[str, Any]:
     if not settings.elasticsearch_url:
         raise ConfigurationError(
             "No Elasticsearch URL is configured.",
@@ -69,7 +81,7 @@ def make_client(settings: Settings, **overrides: Any) -> Elasticsearch:
     if settings.ca_certs:
         options["ca_certs"] = str(settings.ca_certs)
     options.update(overrides)
-    return Elasticsearch(settings.elasticsearch_urls(), **options)
+    return options
 
 
 def failover_only(settings: Settings) -> dict[str, Any]:

@@ -30,6 +30,7 @@ def test_the_readme_has_an_example_for_each_surface():
         "CrossSessionSearcher",
         "SessionRecallMemoryService",
         "SessionRecallSession",
+        "SessionRecallRetriever",
     ):
         assert surface in bodies
 
@@ -62,7 +63,7 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
         subprocess.run(
             ["curl", "-s", "-X", "DELETE", f"{es_url}/{alias}-*"], capture_output=True, check=False
         )
-    cli, http, mcp, library, adk, openai_agents = outputs
+    cli, http, mcp, library, adk, langchain, openai_agents = outputs
     assert "We decided on Lisbon" in cli and "No results found." not in cli.splitlines()[0]
     assert '"next_cursor"' in cli
     assert "s-trip\t2026-06-03T09:15:00Z\t2026-06-03T09:16:41.500Z\t4" in cli  # sessions
@@ -77,5 +78,6 @@ def test_the_readme_examples_run(es_url: str, alias: str, tmp_path):
     assert "let's go with" in mcp
     assert "s-stack" in library
     assert "without sugar" in adk  # the ADK agent, in a later session
+    assert "offsite" in langchain and "Lisbon" in langchain.splitlines()[-1]
     assert "Without sugar, as you told me on Monday." in openai_agents
     assert "4 items in the session" in openai_agents  # question, call, output, answer

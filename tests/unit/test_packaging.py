@@ -77,9 +77,9 @@ def test_the_import_contract_holds():
 
 
 def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel: Path):
-    """google-adk, openai-agents and onnxruntime come with their extras only (`adk`,
-    `openai-agents`, `local`), and no surface of the base install (CLI, HTTP, MCP, the
-    libraries) imports them."""
+    """google-adk, openai-agents, langchain-core and onnxruntime come with their extras
+    only (`adk`, `openai-agents`, `langchain`, `local`), and no surface of the base
+    install (CLI, HTTP, MCP, the libraries) imports them."""
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
     )
@@ -92,6 +92,7 @@ def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel:
         ("google-adk", "adk"),
         ("openai-agents", "openai-agents"),
         ("onnxruntime", "local"),
+        ("langchain-core", "langchain"),
     ):
         found = [r for r in requirements if r.startswith(package)]
         assert found and all(r.endswith(f'extra == "{extra}"') for r in found), found
@@ -101,7 +102,8 @@ def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel:
         " session_recall.embeddings;"
         "from session_recall.cli import main;"
         "print(sorted(m for m in sys.modules"
-        " if m.split('.')[0] in ('google', 'agents', 'openai', 'onnxruntime')))"
+        " if m.split('.')[0] in"
+        " ('google', 'agents', 'openai', 'onnxruntime', 'langchain_core')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -1,0 +1,125 @@
+"""`SessionRecallRetriever`: memory_search as a LangChain `BaseRetriever`, bound to one user.
+
+Each hit is a `Document`: the event's text, with its session id, timestamp, type, event
+id, score and the turns around it in `metadata`. `k` (hits, 1-50) is set at
+construction and may be given per call (`invoke(query, k=3)`), as may `mode`.
+`invoke` runs on the sync client; `ainvoke` on the async one (`AsyncElasticsearch`,
+made for the call and closed after it, so it never outlives its event loop).
+"""
+
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from session_recall.client import failover_only, make_async_client
+from session_recall.config import Settings
+from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
+from session_recall.recall import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    AsyncMemorySearcher,
+    MemoryHit,
+    MemoryRequest,
+    MemorySearchResult,
+    RecallItem,
+)
+
+
+class SessionRecallRetriever(BaseRetriever):
+    """memory_search over every session of `user_id`, and no one else's. `settings`
+    default to the environment's (`ELASTICSEARCH_URL`, credentials,
+    `SESSION_RECALL_INDEX`...); `index` overrides the alias."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    user_id: str
+    k: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT)
+    mode: str | None = None
+    context: int = DEFAULT_CONTEXT
+    index: str | None = None
+    settings: Settings | None = Field(default=None, exclude=True, repr=False)
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    _store: EventStore = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._store = EventStore(self.settings, index=self.index, timeout=self.timeout)
+        self._request("check", k=self.k, mode=self.mode)  # a bad k or mode fails here
+
+    def _request(self, query: str, *, k: int | None, mode: str | None) -> MemoryRequest:
+        return MemoryRequest.parse(
+            query,
+            mode=self.mode if mode is None else mode,
+            limit=self.k if k is None else k,
+            context=self.context,
+        )
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        mode: str | None = None,
+    ) -> list[Document]:
+        searcher = self._store.memory(self.user_id)
+        return _documents(searcher.answer(self._request(query, k=k, mode=mode)))
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        mode: str | None = None,
+    ) -> list[Document]:
+        request = self._request(query, k=k, mode=mode)
+        store = self._store
+        client = make_async_client(
+            store.settings, **failover_only(store.settings), request_timeout=store.timeout
+        )
+        try:
+            searcher = AsyncMemorySearcher(
+                client,
+                user_id=self.user_id,
+                alias=store.alias,
+                embedder=store.embedder,
+                search_timeout=store.timeout,
+            )
+            return _documents(await searcher.answer(request))
+        finally:
+            await client.close()
+
+
+def _documents(result: MemorySearchResult) -> list[Document]:
+    return [_document(hit) for hit in result.hits]
+
+
+def _document(hit: MemoryHit) -> Document:
+    event = hit.event
+    return Document(
+        id=event.event_id,
+        page_content=event.text,
+        metadata={
+            "event_id": event.event_id,
+            "session_id": event.session_id,
+            "timestamp": event.timestamp.isoformat(),
+            "type": event.type,
+            "score": hit.score.fused,
+            "keyword_rank": hit.score.keyword_rank,
+            "vector_rank": hit.score.vector_rank,
+            "before": [_turn(item) for item in hit.before],
+            "after": [_turn(item) for item in hit.after],
+        },
+    )
+
+
+def _turn(item: RecallItem) -> dict[str, Any]:
+    return {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
