@@ -438,3 +438,20 @@ async def test_the_memory_tool_offers_no_scope_and_answers_bad_arguments_with_a_
     for bad in ("not json", "[1, 2]", '{"query": ""}', '{"query": "x", "limit": "many"}'):
         answer = await tool.on_invoke_tool(None, bad)  # type: ignore[arg-type]
         assert isinstance(answer, str) and "Traceback" not in answer and answer.strip()
+
+
+async def test_bad_ids_items_and_a_node_that_does_not_answer_say_what_to_do(make):
+    from session_recall.core.errors import ElasticsearchUnavailable
+    from session_recall.recall import InvalidScope
+
+    for session_id, user_id in (("", "u"), ("s", " ")):
+        with pytest.raises(InvalidScope):
+            SessionRecallSession(session_id, user_id=user_id)
+    with pytest.raises(TypeError, match="JSON object"):
+        await make("bad_item").add_items(["not an item"])  # type: ignore[list-item]
+    nowhere = SessionRecallSession(
+        "s", user_id="u", settings=Settings(ELASTICSEARCH_URL="http://127.0.0.1:9"), timeout=2
+    )
+    for call in (nowhere.get_items, nowhere.pop_item):
+        with pytest.raises(ElasticsearchUnavailable, match="ELASTICSEARCH_URL"):
+            await call()

@@ -30,6 +30,7 @@ from session_recall.recall import (
     MemorySearchResult,
     RecallItem,
 )
+from session_recall.recall.scope import required
 
 
 class SessionRecallRetriever(BaseRetriever):
@@ -50,6 +51,7 @@ class SessionRecallRetriever(BaseRetriever):
     _store: EventStore = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
+        required("user_id", self.user_id)  # `InvalidScope` now, not at the first call
         self._store = EventStore(self.settings, index=self.index, timeout=self.timeout)
         self._request("check", k=self.k, mode=self.mode)  # a bad k or mode fails here
 

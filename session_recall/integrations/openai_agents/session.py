@@ -26,15 +26,16 @@ from agents.memory.session_settings import (
     coerce_session_settings,
     resolve_session_limit,
 )
-from elasticsearch import ConflictError, NotFoundError
+from elasticsearch import ApiError, ConflictError, NotFoundError, TransportError
 
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.indexer import Scope
+from session_recall.indexer import IndexerError, Scope
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
-from session_recall.recall import MemorySearcher
+from session_recall.recall import MemorySearcher, transport
+from session_recall.recall.scope import required
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -79,9 +80,9 @@ class SessionRecallSession(SessionABC):
         store: EventStore | None = None,
         session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
-        self.session_id = session_id
-        self.user_id = user_id
-        Scope.session(user_id, session_id)  # checks both ids now, not at the first call
+        # Both ids are checked now (`InvalidScope`), not at the first call.
+        self.session_id = required("session_id", session_id)
+        self.user_id = required("user_id", user_id)
         self._store = store or EventStore(settings, index=index, timeout=timeout)
         self.session_settings = (
             SessionSettings()
@@ -120,13 +121,14 @@ class SessionRecallSession(SessionABC):
         await asyncio.to_thread(self._store.erase, Scope.session(self.user_id, self.session_id))
 
     def _search(self, *, size: int, newest_first: bool, after: list[Any] | None = None) -> Any:
+        """A page of this session's events, pinned to its user and session and routed
+        to its user's shard; errors are the recall layer's (a missing alias names
+        `session-recall setup`, a node that does not answer says to retry)."""
         order = event_order()
         if newest_first:
             order = [{field: "desc" for field in key} for key in order]
-        return self._store.client.search(
-            index=self._store.alias,
-            routing=self.user_id,
-            query={
+        body: dict[str, Any] = {
+            "query": {
                 "bool": {
                     "filter": [
                         {"term": {"user_id": self.user_id}},
@@ -134,16 +136,22 @@ class SessionRecallSession(SessionABC):
                     ]
                 }
             },
-            sort=order,
-            size=size,
-            search_after=after,
-            source_includes=_SOURCE,
-            seq_no_primary_term=newest_first,
-            track_total_hits=False,
-            # An alias not set up yet holds no history (adding to it says what to do).
-            ignore_unavailable=True,
-            allow_no_indices=True,
-        ).body["hits"]["hits"]
+            "sort": order,
+            "size": size,
+            "_source": _SOURCE,
+            "track_total_hits": False,
+            "seq_no_primary_term": newest_first,
+        }
+        if after is not None:
+            body["search_after"] = after
+        answer = transport.search(
+            self._store.client,
+            alias=self._store.alias,
+            body=body,
+            routing=self.user_id,
+            timeout=self._store.timeout,
+        )
+        return transport.hits(answer)
 
     def _latest(self, count: int) -> list[dict[str, Any]]:
         """The latest `count` events, oldest first."""
@@ -189,6 +197,13 @@ class SessionRecallSession(SessionABC):
                 except (ConflictError, NotFoundError):
                     after = None  # another pop took it first: read the latest again
                     break
+                except (ApiError, TransportError) as err:
+                    raise IndexerError(
+                        f"Elasticsearch did not remove the latest item of session "
+                        f"{self.session_id!r}: {type(err).__name__}.",
+                        hint="Nothing was popped; check the node and the credentials' "
+                        "privileges (delete on the alias), then pop again.",
+                    ) from None
                 return item  # type: ignore[return-value]
             else:
                 after = hits[-1]["sort"]  # none of these is an item: look further back
