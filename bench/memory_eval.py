@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import locomo
+from bench import locomo, sections
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
@@ -38,8 +38,21 @@ from session_recall.recall import Searchers, memory_query
 from session_recall.templates import install, uninstall
 
 MODES = ("keyword", "semantic", "hybrid")
+# Its section of BENCHMARKS.md, written from this harness's tables; `bench.run` keeps it
+# when it rewrites the rest.
+START = "<!-- memory_search on LoCoMo: from python -m bench.memory_eval, its commands below -->"
+END = "<!-- /memory_search on LoCoMo -->"
 LIMIT = 10  # memory_search's default: what an agent's tool call gets
 _KEY = b"bench-memory-eval-cursor-key-32b"
+
+
+def kept_section(document: str) -> str | None:
+    """This harness's section of an existing report, if any."""
+    return sections.kept(document, start=START, end=END)
+
+
+def replace_section(document: str, text: str) -> str:
+    return sections.replace(document, text, start=START, end=END)
 
 
 def evaluate(

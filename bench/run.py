@@ -29,6 +29,7 @@ from bench import (
     ingest_bench,
     loader,
     machine,
+    memory_eval,
     plot,
     report,
     scale,
@@ -378,7 +379,8 @@ class Run:
         config.report.parent.mkdir(parents=True, exist_ok=True)
         rendered = report.render(results, plot=config.plot, report=config.report)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
-        for mode in (semantic, scale):  # sections written by the other modes' runs
+        # Sections written by the other modes' runs, and by the LoCoMo harness.
+        for mode in (semantic, scale, memory_eval):
             kept = mode.kept_section(old)
             if kept is not None:
                 rendered = mode.replace_section(rendered, kept)

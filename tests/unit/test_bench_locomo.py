@@ -47,3 +47,19 @@ def test_the_held_out_conversations_are_refused_unless_asked_for(capsys):
         main(["--locomo", str(FIXTURE), "--conversations", "26,44"])
     assert refused.value.code == 2
     assert "[44] are held out" in capsys.readouterr().err
+
+
+def test_the_locomo_section_of_the_report_is_its_own_and_kept_by_the_other_modes():
+    """`bench.run` rewrites BENCHMARKS.md and keeps each mode's marked section; the
+    LoCoMo tables sit in a section of their own, never inside another mode's (whose
+    next run would drop them)."""
+    from bench import memory_eval, scale, semantic
+    from tests.support.elasticsearch import REPO
+
+    document = (REPO / "BENCHMARKS.md").read_text(encoding="utf-8")
+    locomo_section = memory_eval.kept_section(document)
+    assert locomo_section is not None and "## memory_search on LoCoMo" in locomo_section
+    for other in (scale, semantic):
+        assert "LoCoMo" not in (other.kept_section(document) or "")
+    rewritten = memory_eval.replace_section("# Benchmarks\n", locomo_section)
+    assert memory_eval.kept_section(rewritten) == locomo_section
