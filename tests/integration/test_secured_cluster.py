@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from elasticsearch import Elasticsearch
+from elasticsearch import AuthorizationException, Elasticsearch
 
 from session_recall.cli import main
 from session_recall.node import LocalCluster, wait_until
@@ -41,6 +41,14 @@ def started() -> Iterator[tuple[str, str]]:
         shutil.rmtree(home_for_tests() / "security" / name, ignore_errors=True)
 
 
+def _pair_formed(client: Elasticsearch) -> bool:
+    try:
+        health = client.cluster.health(wait_for_nodes="2", timeout="30s")
+    except AuthorizationException:
+        return False
+    return bool(health["number_of_nodes"] == 2)
+
+
 def _credentials(name: str, role: str) -> dict[str, str]:
     made = _cli("users", "create", "--role", role, "--name", f"pair-{role}", "--node", name,
                 SESSION_RECALL_INDEX=ALIAS)  # fmt: skip
@@ -68,7 +76,9 @@ def test_a_secured_pair_forms_over_tls_and_each_role_works_through_either_node(
                 credentials["ELASTICSEARCH_USERNAME"], credentials["ELASTICSEARCH_PASSWORD"]
             ))  # fmt: skip
             assert wait_until(lambda c=client: authenticates(c, ALIAS), timeout=60), url
-        assert client.cluster.health(wait_for_nodes="2", timeout="60s")["number_of_nodes"] == 2
+        # The node reloads its users and roles files each on its own: a role found a
+        # moment ago may be missing for the next request while it reads them again.
+        assert wait_until(lambda c=client: _pair_formed(c), timeout=60), url
         settings = client.nodes.info(node_id="_local", metric="settings")["nodes"]
         [node] = settings.values()
         transport = node["settings"]["xpack"]["security"]["transport"]["ssl"]
