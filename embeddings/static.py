@@ -16,10 +16,10 @@ text. The `-v1` in the model id names this recipe; another recipe must get anoth
 link into its HNSW graph, and a quarter of the sums to add up here, which is what lets
 `ingest` keep up its events/s with vectors; recall on paraphrases is a little lower
 (hybrid 0.56 rather than 0.63 on the evaluation set). 256 is there for whoever prefers
-recall to ingest speed (SESSION_RECALL_EMBEDDINGS_DIMS); the README has the figures.
+recall to ingest speed (SESSION_RECALL_EMBEDDINGS_DIMS); docs/memory-search.md has the figures.
 
 Why this model: it is the one static model found on PyPI with its weights inside the
-wheel and a clear licence; see the README ("Semantic recall") for the figures.
+wheel and a clear licence; see docs/memory-search.md ("Semantic recall") for the figures.
 """
 
 import hashlib

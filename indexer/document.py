@@ -17,7 +17,7 @@ from session_recall.core.instant import Instant
 from session_recall.core.words import searchable_words
 from session_recall.indexer.event import Event
 
-# What makes two events one, and so one document (the README's "stored once"): on an
+# What makes two events one, and so one document (docs/concepts.md, "stored once"): on an
 # alias set up since this rule, the user, the event id and the instant, so an id that
 # a producer reuses at another time is another event wherever its partition is (the
 # id alone would make it one event within a partition and two across partitions). An

@@ -26,7 +26,7 @@ import yaml
 from session_recall.core.access import ROLES, Role
 from session_recall.indexer.tombstones import tombstone_index
 
-# The roles each command needs, by the CLI's command names (the README's table).
+# The roles each command needs, by the CLI's command names (docs/operations.md's table).
 COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
     "ingest": ("ingest", "enrich"),  # enrich: the pass after storing (--no-enrich: none)
     "serve": ("ingest", "recall", "enrich"),

@@ -1,6 +1,6 @@
 """An alias of the single-index layout (one index behind a write alias, as releases
 before partitions made it) on a real node: readable after `setup`, then moved into
-partitions by the README's own commands, with nothing lost, nothing stored twice,
+partitions by the documented commands (docs/operations.md), with nothing lost, nothing stored twice,
 replays still stored once, the same recall pages, and erasure and the enrichment still
 working. An interrupted move loses nothing and the next run finishes it."""
 
@@ -103,8 +103,8 @@ def _cli(es_url: str, alias: str, *args: str, env: dict[str, str] | None = None)
 
 
 def _readme_move() -> str:
-    """The README's commands for moving from the single-index layout, as written."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """The documented commands for moving from the single-index layout, as written."""
+    text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
     section = text.split("### Moving from the single-index layout", 1)[1].split("\n#", 1)[0]
     (block,) = re.findall(r"^```sh\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
     return block

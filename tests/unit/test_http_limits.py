@@ -1,5 +1,5 @@
-"""Every limit of `serve` is a flag, an environment variable and a row of the README's
-configuration table; inconsistent limits are refused."""
+"""Every limit of `serve` is a flag, an environment variable and a row of the
+configuration table (docs/getting-started.md); inconsistent limits are refused."""
 
 import pytest
 from click.testing import CliRunner
@@ -15,8 +15,8 @@ def test_each_limit_is_a_flag_with_its_variable_and_a_readme_row(name: str):
     flag = f"--{name.replace('_', '-')}"
     help_text = CliRunner().invoke(main, ["serve", "--help"]).output
     assert flag in help_text and envvar(name) in help_text
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert f"| `{envvar(name)}` | `serve {flag}` |" in readme
+    table = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert f"| `{envvar(name)}` | `serve {flag}` |" in table
 
 
 @pytest.mark.parametrize(
