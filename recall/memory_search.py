@@ -244,6 +244,9 @@ class AsyncMemorySearcher(MemorySearcher):
             result: MemorySearchResult = done.value
             return result
 
+    def _msearch(self, bodies: list[Body]) -> list[list[Body]]:
+        raise TypeError("AsyncMemorySearcher has no sync client: await its search")
+
     async def _amsearch(self, bodies: list[Body]) -> list[list[Body]]:
         answers = await transport.amsearch(
             self._async_client,

@@ -29,8 +29,8 @@ class EventStore:
         timeout: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         settings = settings or Settings()
-        if index is not None:
-            settings = settings.model_copy(update={"index": index})
+        if index is not None:  # checked as SESSION_RECALL_INDEX is: one concrete alias
+            settings = settings.with_overrides(index=index)
         self.settings = settings
         self.alias = settings.index
         self.timeout = timeout

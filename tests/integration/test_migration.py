@@ -105,7 +105,7 @@ def _cli(es_url: str, alias: str, *args: str, env: dict[str, str] | None = None)
 def _readme_move() -> str:
     """The documented commands for moving from the single-index layout, as written."""
     text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
-    section = text.split("### Moving from the single-index layout", 1)[1].split("\n#", 1)[0]
+    section = text.split("## Moving from the single-index layout", 1)[1].split("\n#", 1)[0]
     (block,) = re.findall(r"^```sh\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
     return block
 

@@ -441,12 +441,14 @@ async def test_the_memory_tool_offers_no_scope_and_answers_bad_arguments_with_a_
 
 
 async def test_bad_ids_items_and_a_node_that_does_not_answer_say_what_to_do(make):
-    from session_recall.core.errors import ElasticsearchUnavailable
+    from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
     from session_recall.recall import InvalidScope
 
     for session_id, user_id in (("", "u"), ("s", " ")):
         with pytest.raises(InvalidScope):
             SessionRecallSession(session_id, user_id=user_id)
+    with pytest.raises(ConfigurationError, match="not a usable index alias"):
+        SessionRecallSession("s", user_id="u", index="_all,*")  # never a pattern
     with pytest.raises(TypeError, match="JSON object"):
         await make("bad_item").add_items(["not an item"])  # type: ignore[list-item]
     nowhere = SessionRecallSession(

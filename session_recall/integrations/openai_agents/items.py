@@ -7,7 +7,6 @@ arguments, a tool output, a reasoning summary. An event stored by another surfac
 (no payload) comes back as a message of its role.
 """
 
-import json
 from typing import Any
 
 from session_recall.core.instant import Instant
@@ -66,7 +65,9 @@ def item_text(item: dict[str, Any]) -> str:
         return _parts(item.get("summary", [])) or _parts(item.get("content", []))
     if "content" in item:
         return _parts(item["content"])
-    return json.dumps(item, ensure_ascii=False, sort_keys=True)
+    # Another kind (an image, a computer or MCP call): its type alone, never its data
+    # (base64 or encrypted content would only add noise to search).
+    return str(kind or "")
 
 
 def _type(item: dict[str, Any]) -> str:

@@ -8,6 +8,11 @@
 - `pop_item` removes and returns the latest item. It deletes the event on the
   condition that nobody changed or removed it since it was read (`if_seq_no`): of two
   concurrent pops, one wins each item and the other takes the next.
+- `get_items(limit)` counts events: an event of another surface that is no SDK item
+  (a tool call stored by `ingest`) takes a place and is left out.
+
+A session without `store=` makes a client of its own: an application with many
+sessions builds one `EventStore` and passes it to each.
 - `clear_session` erases the session through the erasure path; items added after
   it are kept.
 
@@ -32,6 +37,7 @@ from session_recall.config import Settings
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.indexer import IndexerError, Scope
+from session_recall.indexer.deadline import Deadline
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall import MemorySearcher, transport
@@ -179,32 +185,55 @@ class SessionRecallSession(SessionABC):
         return hits
 
     def _pop(self) -> "TResponseInputItem | None":
+        """Claim the newest item: the first of the newest events that this call deletes
+        itself. One taken by a concurrent pop meanwhile is passed over for the next, so
+        each item is returned once; the whole claim ends within the store's deadline."""
+        deadline = Deadline.after(self._store.timeout)
         after = None
         while hits := self._search(size=_POP_WINDOW, newest_first=True, after=after):
             for hit in hits:
                 item = stored_item(hit["_source"])
-                if item is None:
-                    continue  # an event of another surface that is no item: left alone
-                try:
-                    self._store.client.delete(
-                        index=hit["_index"],
-                        id=hit["_id"],
-                        routing=self.user_id,
-                        if_seq_no=hit["_seq_no"],
-                        if_primary_term=hit["_primary_term"],
-                        refresh="wait_for",  # the next read, anyone's, sees it gone
-                    )
-                except (ConflictError, NotFoundError):
-                    after = None  # another pop took it first: read the latest again
-                    break
-                except (ApiError, TransportError) as err:
-                    raise IndexerError(
-                        f"Elasticsearch did not remove the latest item of session "
-                        f"{self.session_id!r}: {type(err).__name__}.",
-                        hint="Nothing was popped; check the node and the credentials' "
-                        "privileges (delete on the alias), then pop again.",
-                    ) from None
-                return item  # type: ignore[return-value]
-            else:
-                after = hits[-1]["sort"]  # none of these is an item: look further back
+                # An event of another surface that is no item is left alone.
+                if item is not None and self._claim(hit, deadline):
+                    self._store.client.indices.refresh(index=hit["_index"])  # gone for reads
+                    return item  # type: ignore[return-value]
+            after = hits[-1]["sort"]  # all taken meanwhile, or none an item: look further back
         return None
+
+    def _claim(self, hit: dict[str, Any], deadline: Deadline) -> bool:
+        """Delete `hit`'s event if it is still there: True when this call deleted it,
+        False when another pop did. The delete is conditional on the version read, and
+        never sent twice by the client: a resend after a lost answer would find it gone
+        and pass it over as taken, losing the item."""
+        client = self._store.client.options(max_retries=0)
+        where = {"index": hit["_index"], "id": hit["_id"], "routing": self.user_id}
+        version = {"if_seq_no": hit["_seq_no"], "if_primary_term": hit["_primary_term"]}
+        while deadline.allows():
+            try:
+                client.delete(**where, **version)
+                return True
+            except NotFoundError:
+                return False
+            except ConflictError:  # changed since it was read: by a pop, or enrichment
+                try:
+                    current = client.get(**where, source=False)
+                except NotFoundError:
+                    return False
+                version = {
+                    "if_seq_no": current["_seq_no"],
+                    "if_primary_term": current["_primary_term"],
+                }
+            except (ApiError, TransportError) as err:
+                raise IndexerError(
+                    f"Elasticsearch did not confirm the removal of the latest item of "
+                    f"session {self.session_id!r} ({type(err).__name__}): it may or may not "
+                    "have been removed.",
+                    hint="Read the session (get_items) to see whether it is still there, "
+                    "then pop again if it is; check the node and the credentials' "
+                    "privileges (delete on the alias).",
+                ) from None
+        raise IndexerError(
+            f"Popping from session {self.session_id!r} did not finish within "
+            f"{self._store.timeout:g} s: other writers kept changing its latest items.",
+            hint="Nothing was popped; pop again.",
+        )
