@@ -11,8 +11,8 @@ The weights are read from the folder `session-recall models fetch` filled (see
 `local_models`); onnxruntime is an extra (`pip install 'session-recall[local]'`).
 """
 
-import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,10 +37,6 @@ class TransformerEmbedder:
     def __init__(self, name: str, models_folder: Path) -> None:
         self._spec = model(name)
         self._folder = models_folder
-        self._lock = threading.Lock()
-        self._session: Any = None
-        self._tokenizer: Any = None
-        self._inputs: set[str] = set()
 
     @property
     def model_id(self) -> str:
@@ -53,11 +49,7 @@ class TransformerEmbedder:
     def load(self) -> None:
         """Check and read the weights now rather than on the first `embed` (about 1 s).
         Each model is read once per process, whatever the number of embedders."""
-        with self._lock:
-            if self._session is None:
-                self._session, self._tokenizer, self._inputs = _loaded(
-                    self._spec.name, self._folder
-                )
+        _loaded(self._spec.name, self._folder)
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
         """Stored texts' vectors (with the model's passage prefix)."""
@@ -73,33 +65,41 @@ class TransformerEmbedder:
         would give every empty text one vector, near everything and meaning nothing."""
         import numpy as np
 
-        self.load()
+        loaded = _loaded(self._spec.name, self._folder)
         worded = [i for i, text in enumerate(texts) if text.strip()]
         pooled = np.zeros((len(texts), self.dims), dtype=np.float32)
         order = sorted(worded, key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             batch = order[start : start + BATCH]
-            pooled[batch] = self._pooled([prefix + texts[i] for i in batch])
+            pooled[batch] = _pooled(loaded, [prefix + texts[i] for i in batch])
         return unit_vectors(pooled)
 
-    def _pooled(self, texts: list[str]) -> "NDArray[np.float32]":
-        """The mean of each text's last hidden states over its tokens (padding left out)."""
-        import numpy as np
 
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        [hidden] = self._session.run(["last_hidden_state"], feed)
-        weights = mask[..., None].astype(np.float32)
-        summed: NDArray[np.float32] = (hidden * weights).sum(axis=1)
-        return summed / np.maximum(weights.sum(axis=1), 1.0)
+def _pooled(loaded: "_Loaded", texts: list[str]) -> "NDArray[np.float32]":
+    """The mean of each text's last hidden states over its tokens (padding left out)."""
+    import numpy as np
+
+    encodings = loaded.tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in loaded.inputs:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    [hidden] = loaded.session.run(["last_hidden_state"], feed)
+    weights = mask[..., None].astype(np.float32)
+    summed: NDArray[np.float32] = (hidden * weights).sum(axis=1)
+    return summed / np.maximum(weights.sum(axis=1), 1.0)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    session: Any  # onnxruntime.InferenceSession: thread-safe
+    tokenizer: Any
+    inputs: frozenset[str]
 
 
 @cache
-def _loaded(name: str, folder: Path) -> tuple[Any, Any, set[str]]:
+def _loaded(name: str, folder: Path) -> _Loaded:
     """Model `name`'s inference session, tokenizer and input names, read from `folder`
     once per process (the digests are checked then): sessions are thread-safe."""
     spec = model(name)
@@ -122,4 +122,4 @@ def _loaded(name: str, folder: Path) -> tuple[Any, Any, set[str]]:
     session = onnxruntime.InferenceSession(
         str(files.weights), options, providers=["CPUExecutionProvider"]
     )
-    return session, tokenizer, {i.name for i in session.get_inputs()}
+    return _Loaded(session, tokenizer, frozenset(i.name for i in session.get_inputs()))

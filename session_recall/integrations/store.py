@@ -3,15 +3,17 @@ searchable when the call returns, erase a scope, and search one user's memory, e
 within a deadline, from worker threads (the frameworks call from an event loop and
 hand the work to `asyncio.to_thread`)."""
 
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
-from session_recall.client import failover_only, make_client
+from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
 from session_recall.indexer.deadline import Deadline
-from session_recall.recall import MemorySearcher
+from session_recall.recall import AsyncMemorySearcher, MemorySearcher
 
 DEFAULT_TIMEOUT_S = 10.0
 
@@ -73,10 +75,24 @@ class EventStore:
 
     def memory(self, user_id: str) -> MemorySearcher:
         """memory_search bound to `user_id`."""
-        return MemorySearcher(
-            self.client,
-            user_id=user_id,
-            alias=self.alias,
-            embedder=self.embedder,
-            search_timeout=self.timeout,
+        return MemorySearcher(self.client, **self._memory_options(user_id))
+
+    @contextlib.asynccontextmanager
+    async def async_memory(self, user_id: str) -> AsyncIterator[AsyncMemorySearcher]:
+        """memory_search bound to `user_id` on an async client of its own, closed on
+        leaving: made within the caller's event loop, it never outlives it."""
+        client = make_async_client(
+            self.settings, **failover_only(self.settings), request_timeout=self.timeout
         )
+        try:
+            yield AsyncMemorySearcher(client, **self._memory_options(user_id))
+        finally:
+            await client.close()
+
+    def _memory_options(self, user_id: str) -> dict[str, Any]:
+        return {
+            "user_id": user_id,
+            "alias": self.alias,
+            "embedder": self.embedder,
+            "search_timeout": self.timeout,
+        }

@@ -17,14 +17,12 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from session_recall.client import failover_only, make_async_client
 from session_recall.config import Settings
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
     MAX_LIMIT,
-    AsyncMemorySearcher,
     MemoryHit,
     MemoryRequest,
     MemorySearchResult,
@@ -83,21 +81,8 @@ class SessionRecallRetriever(BaseRetriever):
         mode: str | None = None,
     ) -> list[Document]:
         request = self._request(query, k=k, mode=mode)
-        store = self._store
-        client = make_async_client(
-            store.settings, **failover_only(store.settings), request_timeout=store.timeout
-        )
-        try:
-            searcher = AsyncMemorySearcher(
-                client,
-                user_id=self.user_id,
-                alias=store.alias,
-                embedder=store.embedder,
-                search_timeout=store.timeout,
-            )
+        async with self._store.async_memory(self.user_id) as searcher:
             return _documents(await searcher.answer(request))
-        finally:
-            await client.close()
 
 
 def _documents(result: MemorySearchResult) -> list[Document]:

@@ -166,9 +166,10 @@ class SessionRecallSession(SessionABC):
         hits: list[dict[str, Any]] = []
         after = None
         while len(hits) < count:
-            page = self._search(size=min(_PAGE, count - len(hits)), newest_first=True, after=after)
+            size = min(_PAGE, count - len(hits))
+            page = self._search(size=size, newest_first=True, after=after)
             hits += page
-            if len(page) < min(_PAGE, count):
+            if len(page) < size:  # the session's first event is in it
                 break
             after = page[-1]["sort"]
         return hits[::-1]
