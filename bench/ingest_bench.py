@@ -140,6 +140,12 @@ def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder
     return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
 
 
+def run_compaction(es_url: str, alias: str, events: int, home: Path) -> IngestRun:
+    """`session-recall compact`: the partitions of periods that ended, merged."""
+    command = [*session_recall_command(), "--es-url", es_url, "--index", alias]
+    return run_command([*command, "--home", str(home), "compact"], events)
+
+
 def run_loader(
     es_url: str, alias: str, path: Path, events: int, partition: Granularity = DEFAULT_GRANULARITY
 ) -> IngestRun:

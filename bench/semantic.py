@@ -7,7 +7,8 @@ latency in keyword and hybrid mode, on the same generated histories.
 Per size: the dataset is loaded with `session-recall ingest` and the offline default
 embedder (a subprocess, timed from start to exit), then memory_search is timed for the
 heavy user: the same natural-language questions in keyword, semantic and hybrid mode,
-ten hits with one event of context each (the tool's defaults). The results go into
+ten hits with one event of context each (the tool's defaults), right after the load
+and again after `session-recall compact`. The results go into
 the "Semantic recall" section of the report, between markers, so the other benchmarks'
 sections are kept, and a later full run keeps this one.
 """
@@ -21,7 +22,8 @@ from bench import generate, ingest_bench, report, sections
 from bench.timing import Samples
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import pending
-from session_recall.recall import Searchers
+from session_recall.indexer.compaction import segment_counts
+from session_recall.recall import MemorySearcher, Searchers
 
 if TYPE_CHECKING:
     from bench.run import Run
@@ -78,13 +80,17 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
         f"  enrichment pass: {enriched.events_per_s:,.0f} events/s ({enriched.seconds:.1f} s); "
         f"{left:,} left; {enriched.output}"
     )
-    searchers = Searchers(run.client, alias, _KEY, embedder=StaticEmbedder())
-    searcher = searchers.memory(user_id=generate.HEAVY_USER)
-    latency: dict[str, Any] = {}
-    for mode in MODES:
-        samples = _time(lambda q, m=mode: searcher.search(q, mode=m), config.reps, config.warmup)
-        latency[mode] = samples.summary()
-        run.log(f"  memory_search {mode}: p50 {samples.p50():.2f} ms, p95 {samples.p95():.2f} ms")
+    searcher = Searchers(run.client, alias, _KEY, embedder=StaticEmbedder()).memory(
+        user_id=generate.HEAVY_USER
+    )
+    loaded = _latencies(run, searcher, "right after the load")
+    segments = sum(segment_counts(run.client, alias).values())
+    compacted = ingest_bench.run_compaction(run.es_url, alias, data.events, home)
+    run.log(
+        f"  session-recall compact: {compacted.seconds:.1f} s, {segments} segments -> "
+        f"{sum(segment_counts(run.client, alias).values())}"
+    )
+    latency = _latencies(run, searcher, "after `compact`")
     run.drop(alias)
     return {
         "heavy_events": data.heavy_events,
@@ -98,7 +104,23 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
         "ingest_none": none.to_json(),
         "enrichment": {**enriched.to_json(), "lag": lag, "left": left},
         "latency": latency,
+        "latency_loaded": loaded,
+        "compaction": {"seconds": compacted.seconds, "segments_before": segments},
     }
+
+
+def _latencies(run: "Run", searcher: MemorySearcher, when: str) -> dict[str, Any]:
+    latency: dict[str, Any] = {}
+    for mode in MODES:
+        samples = _time(
+            lambda q, m=mode: searcher.search(q, mode=m), run.config.reps, run.config.warmup
+        )
+        latency[mode] = samples.summary()
+        run.log(
+            f"  memory_search {mode}, {when}: p50 {samples.p50():.2f} ms, "
+            f"p95 {samples.p95():.2f} ms"
+        )
+    return latency
 
 
 def _pending(run: "Run", alias: str) -> int:
@@ -149,14 +171,21 @@ def section(results: dict[str, Any]) -> str:
     hybrid, keyword = (largest["latency"][m]["p50_ms"] for m in ("hybrid", "keyword"))
     ratio = hybrid / keyword
     lines.append(
-        f"| hybrid (the default) p50 at most {_TARGET_RATIO:g}x keyword p50 at {at} | "
-        f"{hybrid:.2f} / {keyword:.2f} ms = {ratio:.2f}x | "
+        f"| hybrid (the default) p50 at most {_TARGET_RATIO:g}x keyword p50 at {at}, "
+        f"partitions compacted | {hybrid:.2f} / {keyword:.2f} ms = {ratio:.2f}x | "
         f"{'met' if ratio <= _TARGET_RATIO else '**missed**'} |"
     )
     lines.append(
-        f"| hybrid p50 at most {_TARGET_MS} ms at {at} | {hybrid:.2f} ms | "
-        f"{'met' if hybrid <= _TARGET_MS else '**missed**'} |"
+        f"| hybrid p50 at most {_TARGET_MS} ms at {at}, partitions compacted | "
+        f"{hybrid:.2f} ms | {'met' if hybrid <= _TARGET_MS else '**missed**'} |"
     )
+    loaded = largest.get("latency_loaded")
+    if loaded is not None:
+        before = loaded["hybrid"]["p50_ms"]
+        lines.append(
+            f"| (for comparison) hybrid p50 at {at} right after the load, before `compact` | "
+            f"{before:.2f} ms | {'within' if before <= _TARGET_MS else 'over'} {_TARGET_MS} ms |"
+        )
     acked = [s["ingest"]["events_per_s"] / s["ingest_none"]["events_per_s"] for s in sizes]
     lines.append(
         f"| ingest with the default configuration acknowledges at least {_TARGET_ACK:g}x the "
@@ -182,26 +211,43 @@ def section(results: dict[str, Any]) -> str:
     lines += [
         "",
         "| history | ingest, no embedder | ingest, default (acknowledged) | default / none | "
-        "lag after the load | enrichment pass | "
-        + " | ".join(f"{mode} p50 / p95" for mode in MODES)
-        + " | hybrid / keyword (p50) |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | "
-        + " | ".join("---:" for _ in MODES)
-        + " | ---: |",
+        "lag after the load | enrichment pass | `compact` |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for size, ack in zip(sizes, acked, strict=True):
-        ingest, none, latency = size["ingest"], size["ingest_none"], size["latency"]
-        enriched = size["enrichment"]
-        cells = [f"{latency[m]['p50_ms']:.2f} / {latency[m]['p95_ms']:.2f}" for m in MODES]
+        ingest, none, enriched = size["ingest"], size["ingest_none"], size["enrichment"]
+        compaction = size.get("compaction")
+        merged = (
+            "-"
+            if compaction is None
+            else f"{compaction['seconds']:.1f} s ({compaction['segments_before']} segments before)"
+        )
         lines.append(
             f"| {report.size_label(size['heavy_events'])} ({size['events']:,} events) | "
             f"{none['events_per_s']:,.0f} events/s ({none['seconds']:.1f} s) | "
             f"{ingest['events_per_s']:,.0f} events/s ({ingest['seconds']:.1f} s) | "
             f"{ack:.2f}x | {enriched['lag']:,} events | "
             f"{enriched['events_per_s']:,.0f} events/s ({enriched['seconds']:.1f} s) | "
-            + " | ".join(cells)
-            + f" | {latency['hybrid']['p50_ms'] / latency['keyword']['p50_ms']:.2f}x |"
+            f"{merged} |"
         )
+    lines += [
+        "",
+        "| history | partitions | "
+        + " | ".join(f"{mode} p50 / p95" for mode in MODES)
+        + " | hybrid / keyword (p50) |",
+        "| ---: | --- | " + " | ".join("---:" for _ in MODES) + " | ---: |",
+    ]
+    for size in sizes:
+        states = [("compacted", size["latency"])]
+        if size.get("latency_loaded") is not None:
+            states.insert(0, ("right after the load", size["latency_loaded"]))
+        for state, latency in states:
+            cells = [f"{latency[m]['p50_ms']:.2f} / {latency[m]['p95_ms']:.2f}" for m in MODES]
+            lines.append(
+                f"| {report.size_label(size['heavy_events'])} | {state} | "
+                + " | ".join(cells)
+                + f" | {latency['hybrid']['p50_ms'] / latency['keyword']['p50_ms']:.2f}x |"
+            )
     lines += [
         "",
         "Ingest: `session-recall ingest FILE --no-enrich` as a subprocess, start to exit "
@@ -220,7 +266,11 @@ def section(results: dict[str, Any]) -> str:
         f"ones, rotating over {len(QUESTIONS)} natural-language questions, for the heavy "
         "user. Keyword searches the text, its stems and its context; hybrid sends the "
         "keyword and kNN searches (50 deep each) in one `msearch` and fuses them in the "
-        "client.",
+        "client. Each mode is timed twice: right after the load and its enrichment pass, "
+        "and again after `session-recall compact` merged each partition of a period that "
+        'ended into one segment (docs/operations.md, "Compaction"), which is how a '
+        "history that has run for years is kept. A relevance search visits every "
+        "partition, and in each every segment: a kNN graph and a term dictionary apiece.",
         END,
     ]
     return "\n".join(lines) + "\n"

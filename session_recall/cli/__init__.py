@@ -23,6 +23,13 @@ class _Command(NamedTuple):
 # Each command is imported when it runs, or when its own --help is asked for, so that
 # `--version` and `--help` answer at once (the client and the libraries take a second).
 COMMANDS: dict[str, _Command] = {
+    "compact": _Command(
+        "partitions",
+        "compact",
+        "Merge each partition of a period that ended into one segment, so that "
+        "memory_search, which visits every partition, searches one segment in each rather "
+        "than several.",
+    ),
     "delete": _Command("delete", "delete", "Remove every event of a scope."),
     "embed": _Command(
         "embed",

@@ -1,6 +1,6 @@
-"""`session-recall partitions`, `prune` and `migrate`: see the partitions behind the
-alias, delete whole partitions of periods that ended, and move an index of the
-single-index layout into partitions."""
+"""`session-recall partitions`, `prune`, `compact` and `migrate`: see the partitions
+behind the alias, delete or merge whole partitions of periods that ended, and move an
+index of the single-index layout into partitions."""
 
 import sys
 from datetime import date
@@ -10,6 +10,7 @@ import click
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
+from session_recall.indexer import compaction
 from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
 from session_recall.indexer.layout import stored_indices as list_stored
 from session_recall.indexer.migration import DEFAULT_PAGE, MoveSummary, move, plan
@@ -66,6 +67,54 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
         return
     delete_partitions(app.client, doomed)
     click.echo(f"Deleted {len(doomed)} partition(s), {events} event(s).")
+
+
+@click.command()
+@click.option(
+    "--before",
+    metavar="DATE",
+    help="Merge the partitions that end at or before DATE (2026-01-01, or an instant; "
+    "default: now, every period that ended).",
+)
+@click.option("--dry-run", is_flag=True, help="Only list what would be merged.")
+@pass_app
+def compact(app: AppContext, before: str | None, dry_run: bool) -> None:
+    """Merge each partition of a period that ended into one segment, so that
+    memory_search, which visits every partition, searches one segment in each rather
+    than several. Run it once a period ends (a monthly timer), and after loading old
+    events. Partitions in one segment already are left alone; searches and writes go on
+    meanwhile.
+
+    \b
+    Example:
+      session-recall compact --dry-run
+      session-recall compact
+    """
+    client, alias = app.client, app.settings.index
+    cutoff = Instant.now() if before is None else _instant(before)
+    planned = compaction.plan(client, alias, before=cutoff)
+    if not planned.indices:
+        click.echo(f"No index behind {alias!r}; run `session-recall setup`.")
+        return
+    already = f"{planned.compact_already} already in one segment"
+    if not planned.to_merge:
+        click.echo(f"Nothing to merge: {already}.")
+        return
+    if dry_run:
+        for index in planned.to_merge:
+            events, segments = planned.events[index], planned.segments[index]
+            click.echo(f"{index}: {events} event(s), {segments} segments")
+        click.echo(
+            f"Would merge {len(planned.to_merge)} partition(s) ({already}); nothing was "
+            "changed. Run again without --dry-run to merge them."
+        )
+        return
+    merged = compaction.compact(client, alias, before=cutoff, on_merged=_merged)
+    click.echo(f"Merged {len(merged)} partition(s) into one segment each ({already}).")
+
+
+def _merged(merged: compaction.Compaction) -> None:
+    click.echo(merged.line())
 
 
 @click.command()

@@ -42,6 +42,7 @@ COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
     "delete": ("admin",),
     "partitions": ("admin",),
     "prune": ("admin",),
+    "compact": ("admin",),
     "migrate": ("admin",),
 }
 

@@ -68,6 +68,8 @@ def _hostile_commands(tmp: Path) -> Iterator[list[str]]:
         ["delete", "--session", "s-0"],
         ["prune", "--before", "9999-01-01"],
         ["prune", "--before", "not a date"],
+        ["compact", "--before", "not a date"],
+        ["compact", "--before", "99999-01-01"],
         ["ingest", str(deep), "--dead-letter", str(tmp / "dead.ndjson")],
         ["ingest", str(deep), "--checkpoint", str(corrupt), "--dead-letter", str(tmp / "d2")],
         ["ingest", str(deep), "--dead-letter", str(tmp / "missing" / "dead.ndjson")],

@@ -85,3 +85,52 @@ def test_partitions_are_listed_and_pruned_only_with_yes(
     assert "Deleted 2 partition(s), 8 event(s)." in done
     assert stored(es, alias) == 4
     assert f"{alias}-2026.01" in _partitions(es, alias)
+
+
+def _segments(es: Elasticsearch, alias: str) -> dict[str, tuple[int, int]]:
+    """Each partition's segments and deleted documents, as Elasticsearch reports them."""
+    stats = es.indices.stats(index=alias, metric="segments,docs", level="indices").body
+    return {
+        index: (entry["primaries"]["segments"]["count"], entry["primaries"]["docs"]["deleted"])
+        for index, entry in stats["indices"].items()
+    }
+
+
+def test_compact_merges_each_ended_partition_into_one_segment_and_keeps_every_event(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+):
+    months = ["2025-11", "2025-12", "2026-01"]
+    for batch in range(3):  # three bulks, each made searchable: a segment apiece
+        events = [_in_month(batch * 30 + i, months[i % 3]) for i in range(30)]
+        events += [event(1000 + batch, user="bob", timestamp=f"2025-12-0{batch + 1}T09:00:00Z")]
+        source = write_ndjson(tmp_path / f"batch-{batch}.ndjson", events)
+        assert _run(es_url, alias, "ingest", "--no-enrich", str(source))[0] == 0
+        es.indices.refresh(index=alias)
+    assert _run(es_url, alias, "delete", "--user", "bob")[0] == 0
+    es.indices.refresh(index=alias)
+    names = {m: f"{alias}-{m.replace('-', '.')}" for m in months}
+    before = _segments(es, alias)
+    assert all(before[names[m]][0] >= 2 for m in months), before
+
+    code, dry = _run(es_url, alias, "compact", "--before", "2026-01-01", "--dry-run")
+    assert code == 0, dry
+    assert f"{names['2025-11']}: 30 event(s), {before[names['2025-11']][0]} segments" in dry
+    assert "Would merge 2 partition(s) (0 already in one segment); nothing was changed" in dry
+    assert _segments(es, alias) == before
+
+    code, done = _run(es_url, alias, "compact", "--before", "2026-01-01")
+    assert code == 0, done
+    assert f"{names['2025-12']}: 30 event(s), {before[names['2025-12']][0]} segments -> 1" in done
+    assert "Merged 2 partition(s) into one segment each (0 already in one segment)." in done
+    after = _segments(es, alias)
+    assert after[names["2025-11"]][0] == after[names["2025-12"]][0] == 1
+    assert after[names["2026-01"]] == before[names["2026-01"]]  # its period had not ended
+    assert stored(es, alias) == 90  # bob's erased events stay erased
+    assert duplicated_event_ids(es, alias) == []
+    found = _run(es_url, alias, "memory-search", "--user", "alice", "--mode", "keyword", "31")
+    assert found[0] == 0 and "message 31 about the weather" in found[1], found
+
+    code, again = _run(es_url, alias, "compact")  # now: every period above has ended
+    assert code == 0, again
+    assert again.splitlines()[-1].startswith("Merged 1 partition(s)"), again
+    assert _run(es_url, alias, "compact") == (0, "Nothing to merge: 3 already in one segment.\n")

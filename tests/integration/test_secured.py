@@ -287,6 +287,7 @@ def test_recall_reads_and_may_change_nothing(set_up: Secured, tmp_path: Path) ->
         "ingest": (["ingest", str(write_ndjson(tmp_path / "r.ndjson", [mine]))], "ingest"),
         "delete": (["delete", "--user", "rex"], "admin"),
         "prune": (["prune", "--before", "2025-01-01", "--yes"], "admin"),
+        "compact": (["compact"], "admin"),
     }
     for name, (command, role) in refusals.items():
         result = set_up.run("recall", *command)
@@ -322,6 +323,7 @@ def test_enrich_enriches_and_admin_runs_the_upkeep(set_up: Secured, tmp_path: Pa
         ["embed", "--backfill"],
         ["migrate"],
         ["prune", "--before", "2024-03-01", "--yes"],
+        ["compact"],
         ["delete", "--user", "eve"],
     ):
         result = set_up.run("admin", *command)
