@@ -77,34 +77,19 @@ def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int)
 
 
 def neighbour_bodies(
-    user_id: str,
-    session_id: str,
-    position: list[Any],
-    *,
-    context: int,
-    reach_ns: int | None = None,
+    user_id: str, session_id: str, position: list[Any], *, context: int
 ) -> tuple[Body, Body]:
     """The `context` events of the session just before `position` (sort values in the
     event order, its timestamp's nanoseconds first) and just after it: nearest first for
-    the ones before. With `reach_ns`, only those stamped at most that far from it, on
-    the side each looks at: Elasticsearch then skips every partition outside the span."""
+    the ones before."""
     filters: list[Body] = [{"term": {"user_id": user_id}}, {"term": {"session_id": session_id}}]
-    spans: tuple[list[Body], list[Body]] = ([], [])
-    if reach_ns is not None:
-        stamp = Instant(position[0]).to_elasticsearch()
-        earliest = Instant.clamped(position[0] - reach_ns).to_elasticsearch()
-        latest = Instant.clamped(position[0] + reach_ns).to_elasticsearch()
-        spans = (
-            [{"range": {"timestamp": {"gte": earliest, "lte": stamp}}}],
-            [{"range": {"timestamp": {"gte": stamp, "lte": latest}}}],
-        )
     ascending = event_order()
     descending = [{field: "desc" for field in key} for key in ascending]
     common = {
+        "query": {"bool": {"filter": filters}},
         "size": context,
         "_source": SOURCE,
         "track_total_hits": False,
         "search_after": position,
     }
-    before, after = ({"query": {"bool": {"filter": [*filters, *span]}}} for span in spans)
-    return {**common, **before, "sort": descending}, {**common, **after, "sort": ascending}
+    return {**common, "sort": descending}, {**common, "sort": ascending}

@@ -9,11 +9,13 @@ shard:
   `fusion`, and for why in the client). The default whenever an embedder is
   configured.
 
-Then one more `msearch` fetches each hit's neighbours in its session, first within a
-day of the hit: without a time range, each of those searches would visit every
-partition of the alias, twenty searches for ten hits. A look that finds fewer than it
-asked for (the session's first or last turns, or turns a day apart) is sent again
-without the bound, in one more `msearch`, so the neighbours are the same either way.
+Then one more `msearch` fetches each hit's neighbours in its session, first in the
+hit's own partition: sent to the alias, each of those twenty searches (for ten hits)
+would visit every partition, if only for the pre-filter round. Partitions split time,
+so the turns nearest a hit in its own partition are nearer than any in another one; a
+look that finds fewer than it asked for (the session's first or last turns, or a
+session that crosses into another period) is sent again to the whole alias, in one
+more `msearch`, so the neighbours are the same either way.
 
 When the query cannot be embedded (no embedder, or it fails), the search runs on
 keywords and the result says so in `notice`: a question still gets an answer.
@@ -21,11 +23,13 @@ keywords and the result says so in `notice`: a question still gets an answer.
 
 import asyncio
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.partitions import parse_partition
 from session_recall.core.stems import stems
 from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
@@ -51,12 +55,16 @@ from session_recall.recall.scope import required
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
-# How far from a hit its neighbours are looked for first: a session's turns are most
-# often minutes apart, and a day's span lets Elasticsearch skip all but a partition or
-# two (see `_neighbours`).
-NEIGHBOUR_WINDOW_NS = 24 * 3600 * 10**9
 
 _Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
+
+
+@dataclass(frozen=True)
+class Searches:
+    """One `msearch`: its bodies, each sent to the alias or (`indices`) to one index of it."""
+
+    bodies: list[Body]
+    indices: list[str | None] | None = None
 
 
 class MemorySearcher:
@@ -121,7 +129,7 @@ class MemorySearcher:
     def _plan(
         self, request: MemoryRequest, vector: list[float] | None, notice: str | None
     ) -> "_Plan":
-        """The search as a plan: it yields the bodies of each `msearch` and is sent
+        """The search as a plan: it yields the searches of each `msearch` and is sent
         their hits back, so the sync and the async searcher run the same steps."""
         text, start, end, kinds = request.text, request.since, request.until, request.types
         limit, context = request.limit, request.context
@@ -136,14 +144,15 @@ class MemorySearcher:
         if vector is not None and self._embedder is not None:
             field = vector_field(self._embedder.model_id)
             bodies.append(knn_body(filters, vector, field=field, size=depth))
-        rankings = yield bodies
+        rankings = yield Searches(bodies)
         keyword = rankings[0] if used != "semantic" else []
         nearest = rankings[-1] if used != "keyword" else []
         by_key = {_key(hit): hit for ranking in rankings for hit in ranking}
         weight = self.dense_weight
         fused = fuse(_scored(keyword), _scored(nearest), dense_weight=weight)[:limit]
         events = [_item(by_key[f.key]) for f in fused]
-        around = yield from self._neighbours(events, context)
+        homes = [index for index, _ in (f.key for f in fused)]
+        around = yield from self._neighbours(events, homes, context)
         hits = [
             MemoryHit(
                 event=event,
@@ -172,47 +181,53 @@ class MemorySearcher:
         return [float(x) for x in vector], None
 
     def _neighbours(
-        self, events: list[RecallItem], context: int
-    ) -> Generator[list[Body], list[list[Body]], list[tuple[list[RecallItem], list[RecallItem]]]]:
+        self, events: list[RecallItem], homes: list[str], context: int
+    ) -> Generator[Searches, list[list[Body]], list[tuple[list[RecallItem], list[RecallItem]]]]:
+        """Each event's neighbours, looked for in `homes` (its index) first when that
+        is a partition of the alias; anywhere in the alias when that finds too few."""
         if context == 0 or not events:
             return [([], []) for _ in events]
-        looks: list[tuple[Body, Body]] = []  # (within a day, unbounded), before then after
-        for event in events:
+        looks: list[tuple[Body, str | None]] = []  # before, then after, for each event
+        for event, home in zip(events, homes, strict=True):
             position = [event.timestamp.nanos, event.event_id, self._user_id]
-            args = (self._user_id, event.session_id, position)
-            near = neighbour_bodies(*args, context=context, reach_ns=NEIGHBOUR_WINDOW_NS)
-            looks += zip(near, neighbour_bodies(*args, context=context), strict=True)
-        found = yield [bounded for bounded, _ in looks]
-        short = [i for i, hits in enumerate(found) if len(hits) < context]
+            bodies = neighbour_bodies(self._user_id, event.session_id, position, context=context)
+            # An index of another layout (the single-index one) is not a span of time.
+            own = home if parse_partition(self._alias, home) is not None else None
+            looks += [(body, own) for body in bodies]
+        found = yield Searches([body for body, _ in looks], [own for _, own in looks])
+        short = [
+            i for i, hits in enumerate(found) if len(hits) < context and looks[i][1] is not None
+        ]
         if short:
-            unbounded = yield [looks[i][1] for i in short]
-            for i, hits in zip(short, unbounded, strict=True):
+            wider = yield Searches([looks[i][0] for i in short])
+            for i, hits in zip(short, wider, strict=True):
                 found[i] = hits
         items = [[_item(hit) for hit in hits] for hits in found]
         # The ones before come nearest first; a reader wants them in order.
         return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
 
-    def _msearch(self, bodies: list[Body]) -> list[list[Body]]:
-        """Each body's hits, in one round trip."""
+    def _msearch(self, searches: "Searches") -> list[list[Body]]:
+        """Each search's hits, in one round trip."""
         answers = transport.msearch(
             self._client,
             alias=self._alias,
-            bodies=bodies,
+            bodies=searches.bodies,
+            indices=searches.indices,
             routing=self._user_id,
             timeout=self._search_timeout,
         )
         return [transport.hits(answer) for answer in answers]
 
 
-_Plan = Generator[list[Body], list[list[Body]], MemorySearchResult]
+_Plan = Generator[Searches, list[list[Body]], MemorySearchResult]
 
 
-def _drive(plan: _Plan, msearch: Callable[[list[Body]], list[list[Body]]]) -> MemorySearchResult:
+def _drive(plan: _Plan, msearch: Callable[[Searches], list[list[Body]]]) -> MemorySearchResult:
     """Run `plan`, answering each of its `msearch`es with `msearch`."""
     try:
-        bodies = next(plan)
+        searches = next(plan)
         while True:
-            bodies = plan.send(msearch(bodies))
+            searches = plan.send(msearch(searches))
     except StopIteration as done:
         result: MemorySearchResult = done.value
         return result
@@ -237,21 +252,22 @@ class AsyncMemorySearcher(MemorySearcher):
         vector, notice = await asyncio.to_thread(self._query_vector, request)
         plan = self._plan(request, vector, notice)
         try:
-            bodies = next(plan)
+            searches = next(plan)
             while True:
-                bodies = plan.send(await self._amsearch(bodies))
+                searches = plan.send(await self._amsearch(searches))
         except StopIteration as done:
             result: MemorySearchResult = done.value
             return result
 
-    def _msearch(self, bodies: list[Body]) -> list[list[Body]]:
+    def _msearch(self, searches: Searches) -> list[list[Body]]:
         raise TypeError("AsyncMemorySearcher has no sync client: await its search")
 
-    async def _amsearch(self, bodies: list[Body]) -> list[list[Body]]:
+    async def _amsearch(self, searches: Searches) -> list[list[Body]]:
         answers = await transport.amsearch(
             self._async_client,
             alias=self._alias,
-            bodies=bodies,
+            bodies=searches.bodies,
+            indices=searches.indices,
             routing=self._user_id,
             timeout=self._search_timeout,
         )

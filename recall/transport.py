@@ -16,6 +16,7 @@ without it, a search that is not sorted on a field (the latest-match aggregation
 run on every partition, even those its time range rules out.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from elasticsearch import ApiError, AsyncElasticsearch, ConnectionTimeout, Elasticsearch
@@ -66,10 +67,15 @@ def msearch(
     bodies: list[dict[str, Any]],
     routing: str | None,
     timeout: float | None = None,
+    indices: Sequence[str | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Several searches in one round trip; Elasticsearch runs them side by side."""
+    """Several searches in one round trip; Elasticsearch runs them side by side.
+
+    Each goes to `alias`, or to the index of the alias that `indices` names for it (an
+    index from a hit of the alias): such a search skips the other partitions' shards
+    altogether, pre-filter round included, and finds nothing if the index has gone."""
     try:
-        response = client.msearch(**_msearch_request(alias, bodies, routing, timeout))
+        response = client.msearch(**_msearch_request(alias, bodies, routing, timeout, indices))
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
     return _msearch_answers(response.body, alias, timeout)
@@ -82,21 +88,29 @@ async def amsearch(
     bodies: list[dict[str, Any]],
     routing: str | None,
     timeout: float | None = None,
+    indices: Sequence[str | None] | None = None,
 ) -> list[dict[str, Any]]:
     """`msearch` on the async client."""
     try:
-        response = await client.msearch(**_msearch_request(alias, bodies, routing, timeout))
+        request = _msearch_request(alias, bodies, routing, timeout, indices)
+        response = await client.msearch(**request)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias) from None
     return _msearch_answers(response.body, alias, timeout)
 
 
 def _msearch_request(
-    alias: str, bodies: list[dict[str, Any]], routing: str | None, timeout: float | None
+    alias: str,
+    bodies: list[dict[str, Any]],
+    routing: str | None,
+    timeout: float | None,
+    indices: Sequence[str | None] | None,
 ) -> dict[str, Any]:
     searches: list[dict[str, Any]] = []
-    for body in bodies:
-        header = {"allow_partial_search_results": False}
+    for body, index in zip(bodies, indices or [None] * len(bodies), strict=True):
+        header: dict[str, Any] = {"allow_partial_search_results": False}
+        if index is not None:
+            header |= {"index": index, "ignore_unavailable": True}
         searches += [header, body if timeout is None else _with_timeout(body, timeout)]
     return {
         "index": alias,

@@ -66,7 +66,7 @@ def test_a_hit_at_the_start_of_its_session_has_no_turn_before(es: Elasticsearch,
 
 
 def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, alias: str):
-    """Neighbours are looked for within a day of the hit first, then without the bound
+    """Neighbours are looked for in the hit's partition first, then across the alias
     when fewer were found: a session's turns months apart still come back, in order."""
     turns = [
         ("2025-11-30T10:00:00Z", "we met a quokka keeper at the zoo"),
@@ -93,10 +93,67 @@ def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, a
     assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (["c-1"], ["c-3"])
 
 
+class RecordingClient:
+    """A seam around the client: it notes where each search of an `msearch` goes (its
+    header's index, or None for the alias) and passes the request on unchanged."""
+
+    def __init__(self, es: Elasticsearch) -> None:
+        self._es = es
+        self.targets: list[list[str | None]] = []
+
+    def msearch(self, **request):
+        self.targets.append([header.get("index") for header in request["searches"][::2]])
+        return self._es.msearch(**request)
+
+    def __getattr__(self, name: str):
+        return getattr(self._es, name)
+
+
+def test_neighbours_are_looked_for_in_the_hits_partition_first(es: Elasticsearch, alias: str):
+    """Two turns around a hit in its own month come from that partition alone, in one
+    round trip; a turn in another month is looked for across the alias."""
+    turns = [
+        ("2026-02-03T10:00:00Z", "the heron came back"),
+        ("2026-02-03T10:01:00Z", "a heron fishing by the pond at dawn"),
+        ("2026-02-03T10:02:00Z", "it caught a carp"),
+        ("2026-04-01T09:00:00Z", "no sign of the egret since"),
+    ]
+    events = [
+        {"user_id": "erin", "session_id": "e-pond", "event_id": f"e-{i}", "timestamp": stamp,
+         "type": "user_message", "text": text}
+        for i, (stamp, text) in enumerate(turns)
+    ]  # fmt: skip
+    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=alias)
+    client = RecordingClient(es)
+    searcher = Searchers(client, alias, KEY).memory(user_id="erin")  # type: ignore[arg-type]
+
+    [hit] = searcher.search("heron fishing pond", mode="keyword", limit=1, context=1).hits
+
+    assert hit.event.event_id == "e-1"
+    assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (
+        ["e-0"],
+        ["e-2"],
+    )
+    ranked, around = client.targets
+    assert ranked == [None]  # the ranked list: every partition
+    assert around == [f"{alias}-2026.02"] * 2  # before and after: the hit's month alone
+
+    client.targets.clear()
+    [hit] = searcher.search("carp", mode="keyword", limit=1, context=1).hits
+
+    assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (
+        ["e-1"],
+        ["e-3"],
+    )
+    assert client.targets[1:] == [[f"{alias}-2026.02"] * 2, [None]]  # after: April's
+
+
 def test_hits_at_the_first_and_the_last_instant_have_their_neighbours(
     es: Elasticsearch, alias: str
 ):
-    """A day around a hit reaches past 1970 or 2262 there: the span stops at the ends."""
+    """The neighbour looks hold at the ends of the instants an event can carry."""
     stamps = [
         "1970-01-01T00:00:00Z",
         "1970-01-01T00:00:01Z",
