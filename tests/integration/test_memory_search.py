@@ -65,6 +65,18 @@ def test_a_hit_at_the_start_of_its_session_has_no_turn_before(es: Elasticsearch,
     ]
 
 
+def _store(es: Elasticsearch, alias: str, user: str, turns: list[tuple[str, str, str]]) -> None:
+    """Store one user's turns, (session, timestamp, text) each, with ids `<user>-<n>`."""
+    events = [
+        {"user_id": user, "session_id": session, "event_id": f"{user}-{i}", "timestamp": stamp,
+         "type": "user_message", "text": text}
+        for i, (session, stamp, text) in enumerate(turns)
+    ]  # fmt: skip
+    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
+    assert all(w.result.stored for w in written)
+    es.indices.refresh(index=alias)
+
+
 def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, alias: str):
     """Neighbours are looked for in the hit's partition first, then across the alias
     when fewer were found: a session's turns months apart still come back, in order."""
@@ -74,15 +86,8 @@ def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, a
         ("2026-02-03T10:05:00Z", "a wombat digs burrows"),
         ("2026-05-20T10:00:00Z", "the keeper wrote back"),
     ]
-    events = [
-        {"user_id": "carol", "session_id": "c-far", "event_id": f"c-{i}", "timestamp": stamp,
-         "type": "user_message", "text": text}
-        for i, (stamp, text) in enumerate(turns)
-    ]  # fmt: skip
-    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
-    assert all(w.result.stored for w in written)
-    es.indices.refresh(index=alias)
-    searcher = Searchers(es, alias, KEY).memory(user_id="carol")
+    _store(es, alias, "c", [("c-far", stamp, text) for stamp, text in turns])
+    searcher = Searchers(es, alias, KEY).memory(user_id="c")
 
     [hit] = searcher.search("wombat question", mode="keyword", limit=1, context=2).hits
 
@@ -118,16 +123,9 @@ def test_neighbours_are_looked_for_in_the_hits_partition_first(es: Elasticsearch
         ("2026-02-03T10:02:00Z", "it caught a carp"),
         ("2026-04-01T09:00:00Z", "no sign of the egret since"),
     ]
-    events = [
-        {"user_id": "erin", "session_id": "e-pond", "event_id": f"e-{i}", "timestamp": stamp,
-         "type": "user_message", "text": text}
-        for i, (stamp, text) in enumerate(turns)
-    ]  # fmt: skip
-    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
-    assert all(w.result.stored for w in written)
-    es.indices.refresh(index=alias)
+    _store(es, alias, "e", [("e-pond", stamp, text) for stamp, text in turns])
     client = RecordingClient(es)
-    searcher = Searchers(client, alias, KEY).memory(user_id="erin")  # type: ignore[arg-type]
+    searcher = Searchers(client, alias, KEY).memory(user_id="e")  # type: ignore[arg-type]
 
     [hit] = searcher.search("heron fishing pond", mode="keyword", limit=1, context=1).hits
 
@@ -161,16 +159,10 @@ def test_hits_at_the_first_and_the_last_instant_have_their_neighbours(
         "2262-04-11T23:47:16.854775807Z",
     ]
     texts = ["the first aardvark", "after it", "before the end", "the last aardvark"]
-    events = [
-        {"user_id": "dave", "session_id": f"d-{i // 2}", "event_id": f"d-{i}", "timestamp": stamp,
-         "type": "user_message", "text": text}
-        for i, (stamp, text) in enumerate(zip(stamps, texts, strict=True))
-    ]  # fmt: skip
-    written = Writer(es, alias).write(Submission(Event.model_validate(e)) for e in events)
-    assert all(w.result.stored for w in written)
-    es.indices.refresh(index=alias)
+    turns = enumerate(zip(stamps, texts, strict=True))
+    _store(es, alias, "d", [(f"d-{i // 2}", stamp, text) for i, (stamp, text) in turns])
 
-    hits = Searchers(es, alias, KEY).memory(user_id="dave").search("aardvark", mode="keyword").hits
+    hits = Searchers(es, alias, KEY).memory(user_id="d").search("aardvark", mode="keyword").hits
 
     around = {h.event.event_id: ([e.event_id for e in h.before], [e.event_id for e in h.after])
               for h in hits}  # fmt: skip
