@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, NotFoundError
 
 from session_recall.core.instant import Instant
 from session_recall.indexer.layout import ending_before, stored_indices
@@ -84,20 +84,21 @@ def plan(client: Elasticsearch, alias: str, *, before: Instant) -> CompactionPla
 
 def compact(
     client: Elasticsearch,
-    alias: str,
+    planned: CompactionPlan,
     *,
-    before: Instant,
     on_merged: Callable[[Compaction], None] | None = None,
 ) -> list[Compaction]:
-    """Merge each partition of `alias` whose period ends at or before `before` into
-    one segment, one partition at a time (a merge takes a partition's worth of disk
-    beside it while it runs). Searches and writes go on meanwhile."""
-    planned = plan(client, alias, before=before)
+    """Merge each partition `planned` names into one segment (`plan(...)` first), one
+    partition at a time: a merge takes a partition's worth of disk beside it while it
+    runs. Searches and writes go on meanwhile."""
     slow = client.options(request_timeout=MERGE_TIMEOUT_S)
     done = []
     for index in planned.to_merge:
         started = time.perf_counter()
-        slow.indices.forcemerge(index=index, max_num_segments=1, wait_for_completion=True)
+        try:
+            slow.indices.forcemerge(index=index, max_num_segments=1, wait_for_completion=True)
+        except NotFoundError:
+            continue  # pruned since the plan: nothing left to merge
         after = segment_counts(client, index).get(index, 0)
         merged = Compaction(
             index=index,

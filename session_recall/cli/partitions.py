@@ -109,7 +109,7 @@ def compact(app: AppContext, before: str | None, dry_run: bool) -> None:
             "changed. Run again without --dry-run to merge them."
         )
         return
-    merged = compaction.compact(client, alias, before=cutoff, on_merged=_merged)
+    merged = compaction.compact(client, planned, on_merged=_merged)
     click.echo(f"Merged {len(merged)} partition(s) into one segment each ({already}).")
 
 
