@@ -151,8 +151,7 @@ class MemorySearcher:
         weight = self.dense_weight
         fused = fuse(_scored(keyword), _scored(nearest), dense_weight=weight)[:limit]
         events = [_item(by_key[f.key]) for f in fused]
-        homes = [index for index, _ in (f.key for f in fused)]
-        around = yield from self._neighbours(events, homes, context)
+        around = yield from self._neighbours(events, [f.key[0] for f in fused], context)
         hits = [
             MemoryHit(
                 event=event,
