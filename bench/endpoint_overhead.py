@@ -1,6 +1,7 @@
 """What the endpoint embedder adds to a query's embedding, over the server's own time.
 
     python -m bench.endpoint_overhead [--calls 300] [--model-ms 25]
+    python -m bench.endpoint_overhead --enrichment 10000 [--model-ms 25]   # ELASTICSEARCH_URL
 
 An OpenAI-compatible `/v1/embeddings` server runs in a process of its own (uvicorn on
 127.0.0.1), standing in for a model that takes `--model-ms` per request (it waits that
@@ -8,16 +9,23 @@ long, then answers a fixed vector), and records how long it spent on each reques
 from the request's arrival to its answer. `EndpointEmbedder.embed_query` is then timed
 from Python, one question at a time, as memory_search asks. The report gives the p50
 of both and their difference: the client's overhead (connection, JSON, checks).
+
+With `--enrichment N`, `bench.generate`'s first N events are stored in an alias of
+their own on the node at `ELASTICSEARCH_URL` (dropped afterwards), and one enrichment
+pass gives them stems, context and the server's vectors (64 texts a request). The report
+gives the pass's rate and the time the server spent: a pass that embedded a page only
+after writing the one before would take the server's time plus Elasticsearch's.
 """
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import httpx
 
@@ -59,12 +67,7 @@ def serve(port: int, model_ms: float) -> None:
 def measure(calls: int, model_ms: float) -> dict[str, float]:
     from session_recall.embeddings.endpoint import EndpointEmbedder
 
-    port = _free_port()
-    command = [sys.executable, "-m", "bench.endpoint_overhead", "--serve", str(port)]
-    server = subprocess.Popen([*command, "--model-ms", str(model_ms)], env=os.environ.copy())
-    try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_ready(f"{base}/stats")
+    with _server(model_ms) as base:
         embedder = EndpointEmbedder(url=f"{base}/v1", model="bench", dims=_DIMS)
         for _ in range(10):  # untimed: the connection, the first requests
             embedder.embed_query("warm up")
@@ -77,11 +80,56 @@ def measure(calls: int, model_ms: float) -> dict[str, float]:
             took.append((time.perf_counter() - begin) * 1000)
         spent = httpx.get(f"{base}/stats").json()["spent_ms"][before:]
         embedder.close()
+    client, own = statistics.median(took), statistics.median(spent)
+    return {"calls": calls, "client_p50_ms": client, "server_p50_ms": own, "added_ms": client - own}
+
+
+def measure_enrichment(events: int, model_ms: float) -> dict[str, float]:
+    import itertools
+
+    from bench import generate
+    from session_recall.client import make_client
+    from session_recall.config import Settings
+    from session_recall.embeddings.endpoint import EndpointEmbedder
+    from session_recall.indexer import Event, Submission, Writer, enrich
+    from session_recall.templates import install, uninstall
+
+    client = make_client(Settings())
+    alias = f"bench-endpoint-enrichment-{os.getpid()}"
+    install(client, alias)
+    try:
+        stored = Writer(client, alias).write(
+            Submission(Event.model_validate(event))
+            for event in itertools.islice(generate.events(events), events)
+        )
+        if not all(written.result.stored for written in stored):
+            raise RuntimeError("the node refused some of the generated events")
+        client.indices.refresh(index=alias)
+        with _server(model_ms) as base:
+            embedder = EndpointEmbedder(url=f"{base}/v1", model="bench", dims=_DIMS)
+            begin = time.perf_counter()
+            summary = enrich(client, alias, embedder)
+            seconds = time.perf_counter() - begin
+            spent = sum(httpx.get(f"{base}/stats").json()["spent_ms"]) / 1000
+            embedder.close()
+    finally:
+        uninstall(client, alias)
+    return {"events": summary.enriched, "seconds": seconds, "server_s": spent}
+
+
+@contextlib.contextmanager
+def _server(model_ms: float) -> Iterator[str]:
+    """The stand-in server in a process of its own, answering: its base URL."""
+    port = _free_port()
+    command = [sys.executable, "-m", "bench.endpoint_overhead", "--serve", str(port)]
+    server = subprocess.Popen([*command, "--model-ms", str(model_ms)], env=os.environ.copy())
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait_ready(f"{base}/stats")
+        yield base
     finally:
         server.terminate()
         server.wait(timeout=30)
-    client, own = statistics.median(took), statistics.median(spent)
-    return {"calls": calls, "client_p50_ms": client, "server_p50_ms": own, "added_ms": client - own}
 
 
 def _wait_ready(url: str) -> None:
@@ -108,10 +156,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.endpoint_overhead", description=__doc__)
     parser.add_argument("--calls", type=int, default=300, help="Timed queries.")
     parser.add_argument("--model-ms", type=float, default=25.0, help="The server's time.")
+    parser.add_argument(
+        "--enrichment", type=int, metavar="N", help="Time an enrichment pass over N events."
+    )
     parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         serve(args.serve, args.model_ms)
+        return 0
+    if args.enrichment is not None:
+        if args.enrichment < 1:
+            parser.error("--enrichment: at least 1 event")
+        run = measure_enrichment(args.enrichment, args.model_ms)
+        print(
+            f"enrichment pass: {run['events']:,.0f} events in {run['seconds']:.1f} s "
+            f"({run['events'] / run['seconds']:,.0f} events/s); the server's time "
+            f"{run['server_s']:.1f} s ({args.model_ms:g} ms a request of 64 texts)"
+        )
         return 0
     if args.calls < 1:
         parser.error("--calls: at least 1")

@@ -20,8 +20,10 @@ This distribution has no `_update_by_query`, so a pass pages through the pending
 `update`s, routed like the events. It is idempotent and resumable by construction: an
 event is found only until its update lands, so a second pass, or a pass after a crash,
 starts where the first left off. An event erased meanwhile is not brought back (an
-update never creates). `follow` runs pass after pass, for `serve` and for
-`session-recall embed --follow` beside `ingest`.
+update never creates). The page after the one being written is found and embedded
+meanwhile, so a model's time (a server's, above all) overlaps Elasticsearch's.
+`follow` runs pass after pass, for `serve` and for `session-recall embed --follow`
+beside `ingest`.
 
 A model's first pass maps its vector field, with the model's dimensions; a model change
 is handled this way: the new model's vectors go to a field of their own.
@@ -32,6 +34,7 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -54,6 +57,7 @@ from session_recall.embeddings import (
     VECTORS_FIELD,
     Embedder,
     EmbeddingError,
+    Vector,
     vector_key,
 )
 from session_recall.indexer import bulk
@@ -173,53 +177,79 @@ def enrich(
     summary.missing = retrying(lambda: pending(client, alias, embedder), what="count the events")
     if on_progress is not None:
         on_progress(summary)
-    after: list[Any] | None = None
     stats = BulkStats()
-    while stop is None or not stop.is_set():
-        page = functools.partial(
-            client.search,
-            index=alias,
-            query=query,
-            sort=event_order(),
-            size=page_size,
-            source_includes=_SOURCE,
-            track_total_hits=False,
-            search_after=after,
-            # A page missing a shard would end the pass early, as if all were done.
-            allow_partial_search_results=False,
-        )
-        hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
-        if not hits:
-            break
-        after = hits[-1]["sort"]
-        fields: dict[tuple[str, str], dict[str, Any]] = {_key(hit): {} for hit in hits}
-        by_key = {_key(hit): hit for hit in hits}
-        vectorless = _vectors(embedder, hits, fields, summary)
-        contexts = [hit for hit in hits if CONTEXT_MARK not in _listed(hit, ENRICHED_FIELD)]
-        neighbours: dict[tuple[str, str], _Hit] = {}
-        if contexts:
-            read = functools.partial(_sessions, client, alias, contexts)
-            sessions = retrying(read, what="read the sessions' turns")
-            neighbours = _contexts(contexts, sessions, fields)
-        fields = {key: doc for key, doc in fields.items() if doc}
-        targets = {**neighbours, **by_key}
-        actions = [_update(targets[key], key, doc) for key, doc in fields.items()]
-        responses = bulk.send(client, actions, policy=policy, stats=stats)
-        for key, response in zip(fields, responses, strict=True):
-            mine = key in by_key
-            if 200 <= response.status < 300:
-                if mine:
-                    summary.enriched += 1
-                    summary.no_vector += key in vectorless
-                else:
-                    summary.neighbours += 1
-            elif response.status == 404:
-                summary.gone += mine
-            elif mine:
-                summary.failed += 1
-        if on_progress is not None:
-            on_progress(summary)
+    # The page after this one is searched and embedded (in a thread of its own: the
+    # model's work leaves the interpreter) while this one's sessions are read and its
+    # updates written, so a transformer's CPU is never idle waiting on Elasticsearch.
+    with ThreadPoolExecutor(1, thread_name_prefix="session-recall-embed") as embedding:
+
+        def fetch(after: list[Any] | None) -> tuple[list[_Hit], Future[_Embedded] | None]:
+            page = functools.partial(
+                client.search,
+                index=alias,
+                query=query,
+                sort=event_order(),
+                size=page_size,
+                source_includes=_SOURCE,
+                track_total_hits=False,
+                search_after=after,
+                # A page missing a shard would end the pass early, as if all were done.
+                allow_partial_search_results=False,
+            )
+            hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
+            if not hits or embedder is None or summary.embedder_error:
+                return hits, None  # an embedder that failed in this pass: the next one
+            return hits, embedding.submit(_embed, embedder, hits)
+
+        hits, vectors = fetch(None)
+        while hits and (stop is None or not stop.is_set()):
+            following = fetch(hits[-1]["sort"])
+            _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
+            if on_progress is not None:
+                on_progress(summary)
+            hits, vectors = following
+        if vectors is not None:
+            vectors.cancel()  # stopped: a page not started is not embedded
     return summary
+
+
+def _write_page(
+    client: Elasticsearch,
+    alias: str,
+    hits: list[_Hit],
+    vectors: "Future[_Embedded] | None",
+    policy: RetryPolicy,
+    stats: BulkStats,
+    summary: EnrichmentSummary,
+    retrying: Callable[..., Any],
+) -> None:
+    """One page's updates: its vectors once embedded, its stems and contexts, and the
+    new context of the turns beside it that were enriched before; counted in `summary`."""
+    fields: dict[tuple[str, str], dict[str, Any]] = {_key(hit): {} for hit in hits}
+    by_key = {_key(hit): hit for hit in hits}
+    contexts = [hit for hit in hits if CONTEXT_MARK not in _listed(hit, ENRICHED_FIELD)]
+    neighbours: dict[tuple[str, str], _Hit] = {}
+    if contexts:
+        read = functools.partial(_sessions, client, alias, contexts)
+        sessions = retrying(read, what="read the sessions' turns")
+        neighbours = _contexts(contexts, sessions, fields)
+    vectorless = _add_vectors(vectors.result() if vectors else None, fields, summary)
+    fields = {key: doc for key, doc in fields.items() if doc}
+    targets = {**neighbours, **by_key}
+    actions = [_update(targets[key], key, doc) for key, doc in fields.items()]
+    responses = bulk.send(client, actions, policy=policy, stats=stats)
+    for key, response in zip(fields, responses, strict=True):
+        mine = key in by_key
+        if 200 <= response.status < 300:
+            if mine:
+                summary.enriched += 1
+                summary.no_vector += key in vectorless
+            else:
+                summary.neighbours += 1
+        elif response.status == 404:
+            summary.gone += mine
+        elif mine:
+            summary.failed += 1
 
 
 def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
@@ -362,27 +392,46 @@ class Enricher:
         self._thread.join(timeout=10)
 
 
-def _vectors(
-    embedder: Embedder | None,
-    hits: list[_Hit],
-    fields: dict[tuple[str, str], dict[str, Any]],
-    summary: EnrichmentSummary,
-) -> set[tuple[str, str]]:
-    """Add the vectors the page lacks to `fields`; the keys of texts with none."""
-    if embedder is None or summary.embedder_error:  # failed in this pass: try the next
-        return set()
+@dataclass(frozen=True)
+class _Embedded:
+    """A page's vectors: those of `lacking`, the hits without the model's, in order;
+    or the embedder's error."""
+
+    model_id: str
+    lacking: list[_Hit]
+    vectors: list[Vector | None]
+    fields: list[dict[str, Any]]
+    error: str | None = None
+
+
+def _embed(embedder: Embedder, hits: list[_Hit]) -> _Embedded:
+    """The vectors `hits` lack, and their fields (run in the embedding thread)."""
     lacking = [hit for hit in hits if embedder.model_id not in _listed(hit, MODELS_FIELD)]
     if not lacking:
-        return set()
+        return _Embedded(embedder.model_id, [], [], [])
     try:
         vectors = embedder.embed([hit["_source"].get("text", "") for hit in lacking])
     except EmbeddingError as err:
-        summary.embedder_error = err.message
+        return _Embedded(embedder.model_id, [], [], [], error=err.message)
+    docs = [vector_fields(embedder, vector) for vector in vectors]
+    return _Embedded(embedder.model_id, lacking, vectors, docs)
+
+
+def _add_vectors(
+    embedded: _Embedded | None,
+    fields: dict[tuple[str, str], dict[str, Any]],
+    summary: EnrichmentSummary,
+) -> set[tuple[str, str]]:
+    """Add a page's vectors to `fields`; the keys of texts with none. After the
+    embedder failed once in a pass, its later pages wait for the next pass."""
+    if embedded is None or summary.embedder_error:
+        return set()
+    if embedded.error is not None:
+        summary.embedder_error = embedded.error
         return set()
     empty = set()
-    for hit, vector in zip(lacking, vectors, strict=True):
-        doc = vector_fields(embedder, vector)
-        doc[MODELS_FIELD] = sorted({*_listed(hit, MODELS_FIELD), embedder.model_id})
+    for hit, vector, doc in zip(embedded.lacking, embedded.vectors, embedded.fields, strict=True):
+        doc[MODELS_FIELD] = sorted({*_listed(hit, MODELS_FIELD), embedded.model_id})
         fields[_key(hit)].update(doc)
         if vector is None:
             empty.add(_key(hit))

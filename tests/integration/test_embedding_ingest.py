@@ -118,7 +118,9 @@ def test_an_enrichment_pass_resumes_where_an_outage_stopped_it(
     assert failed.embedder_error and "did not answer" in failed.embedder_error
     assert failed.enriched == len(EVAL), "stems and context go on without the embedder"
     done = with_vectors(es, alias, remote.model_id)
-    assert done == 100
+    # The page after the one being written was embedded meanwhile: the outage may
+    # come before or after its vectors.
+    assert done in (100, 150) and done < len(EVAL)
 
     server.start()
     again = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)

@@ -138,6 +138,41 @@ def test_a_pass_resumes_where_it_stopped_and_vectors_come_with_it(es: Elasticsea
     assert all(doc["enriched"] == [CONTEXT_MARK] for doc in docs)
 
 
+def test_the_next_page_is_embedded_while_a_page_is_written(es: Elasticsearch, alias: str):
+    """A model's time overlaps Elasticsearch's: the first page's updates are held
+    until the second page's texts are being embedded. A pass that embedded a page only
+    after the one before was written would wait here in vain."""
+    store(es, alias, *[turn(n, f"turn number {n} about topic{n % 7}") for n in range(20)])
+    inner = StaticEmbedder()
+    second_page = threading.Event()
+    held: list[bool] = []
+    embedded: list[int] = []
+
+    class Embedder:
+        model_id, dims = inner.model_id, inner.dims
+
+        def embed(self, texts):
+            embedded.append(len(texts))
+            if len(embedded) == 2:
+                second_page.set()
+            return inner.embed(texts)
+
+    class Client:  # the node, with its first bulk request held
+        def __getattr__(self, name: str):
+            return getattr(es, name)
+
+        def bulk(self, **request):
+            if not held:
+                held.append(second_page.wait(timeout=30))
+            return es.bulk(**request)
+
+    summary = enrich(Client(), alias, Embedder(), page_size=10)
+    assert held == [True], "the second page was embedded while the first was written"
+    assert (summary.enriched, summary.failed, embedded) == (20, 0, [10, 10])
+    docs = enriched(es, alias).values()
+    assert all(doc["embedding_models"] == [inner.model_id] for doc in docs)
+
+
 def _stop_at(stop: threading.Event, count: int):
     def check(summary) -> None:
         if summary.done >= count:
