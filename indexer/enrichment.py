@@ -34,7 +34,7 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -178,38 +178,43 @@ def enrich(
     if on_progress is not None:
         on_progress(summary)
     stats = BulkStats()
-    # The page after this one is searched and embedded (in a thread of its own: the
-    # model's work leaves the interpreter) while this one's sessions are read and its
-    # updates written, so a transformer's CPU is never idle waiting on Elasticsearch.
-    with ThreadPoolExecutor(1, thread_name_prefix="session-recall-embed") as embedding:
 
-        def fetch(after: list[Any] | None) -> tuple[list[_Hit], Future[_Embedded] | None]:
-            page = functools.partial(
-                client.search,
-                index=alias,
-                query=query,
-                sort=event_order(),
-                size=page_size,
-                source_includes=_SOURCE,
-                track_total_hits=False,
-                search_after=after,
-                # A page missing a shard would end the pass early, as if all were done.
-                allow_partial_search_results=False,
-            )
-            hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
-            if not hits or embedder is None or summary.embedder_error:
-                return hits, None  # an embedder that failed in this pass: the next one
-            return hits, embedding.submit(_embed, embedder, hits)
+    def fetch(
+        after: list[Any] | None, previous: "Future[_Embedded] | None"
+    ) -> tuple[list[_Hit], "Future[_Embedded] | None"]:
+        page = functools.partial(
+            client.search,
+            index=alias,
+            query=query,
+            sort=event_order(),
+            size=page_size,
+            source_includes=_SOURCE,
+            track_total_hits=False,
+            search_after=after,
+            # A page missing a shard would end the pass early, as if all were done.
+            allow_partial_search_results=False,
+        )
+        hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
+        if not hits or embedder is None or summary.embedder_error:
+            return hits, None  # an embedder that failed in this pass: the next one
+        return hits, _embedding(embedder, hits, after=previous)
 
-        hits, vectors = fetch(None)
-        while hits and (stop is None or not stop.is_set()):
-            following = fetch(hits[-1]["sort"])
+    # The page after this one is searched and embedded while this one's sessions are
+    # read and its updates written, so the model's time overlaps Elasticsearch's.
+    hits, vectors = fetch(None, None)
+    following: tuple[list[_Hit], Future[_Embedded] | None] = ([], None)
+    try:
+        while hits and not _stopped(stop):
+            following = fetch(hits[-1]["sort"], vectors)
             _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
             if on_progress is not None:
                 on_progress(summary)
             hits, vectors = following
-        if vectors is not None:
-            vectors.cancel()  # stopped: a page not started is not embedded
+            following = ([], None)
+    finally:  # stopped, or failed: a page not embedded yet is not, and none is waited for
+        for waiting in (vectors, following[1]):
+            if waiting is not None:
+                waiting.cancel()
     return summary
 
 
@@ -233,6 +238,9 @@ def _write_page(
         read = functools.partial(_sessions, client, alias, contexts)
         sessions = retrying(read, what="read the sessions' turns")
         neighbours = _contexts(contexts, sessions, fields)
+    if vectors is not None and summary.embedder_error:
+        vectors.cancel()  # the embedder failed on a page before: no need to wait for it
+        vectors = None
     vectorless = _add_vectors(vectors.result() if vectors else None, fields, summary)
     fields = {key: doc for key, doc in fields.items() if doc}
     targets = {**neighbours, **by_key}
@@ -402,6 +410,33 @@ class _Embedded:
     vectors: list[Vector | None]
     fields: list[dict[str, Any]]
     error: str | None = None
+
+
+def _stopped(stop: threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
+def _embedding(
+    embedder: Embedder, hits: list[_Hit], *, after: "Future[_Embedded] | None"
+) -> "Future[_Embedded]":
+    """`_embed(embedder, hits)` in a daemon thread of its own, once the page `after`
+    is embedded (one page at a time, so a local model never competes with itself). A
+    pass that stops or fails never waits for it, nor does the process when it exits:
+    a server that hangs holds nothing up."""
+    future: Future[_Embedded] = Future()
+
+    def run() -> None:
+        if after is not None:
+            wait([after])
+        if not future.set_running_or_notify_cancel():
+            return  # cancelled before it started
+        try:
+            future.set_result(_embed(embedder, hits))
+        except BaseException as err:  # given to the pass, which raises it
+            future.set_exception(err)
+
+    threading.Thread(target=run, name="session-recall-embed", daemon=True).start()
+    return future
 
 
 def _embed(embedder: Embedder, hits: list[_Hit]) -> _Embedded:

@@ -173,6 +173,33 @@ def test_the_next_page_is_embedded_while_a_page_is_written(es: Elasticsearch, al
     assert all(doc["embedding_models"] == [inner.model_id] for doc in docs)
 
 
+def test_a_pass_that_stops_never_waits_for_the_page_being_embedded(es: Elasticsearch, alias: str):
+    """The second page is embedded by a model that hangs: a pass stopped after the
+    first page returns at once, and the second page waits for the next pass."""
+    store(es, alias, *[turn(n, f"turn number {n} about topic{n % 7}") for n in range(20)])
+    inner = StaticEmbedder()
+    release = threading.Event()
+    ended: list[int] = []
+
+    class Embedder:
+        model_id, dims = inner.model_id, inner.dims
+
+        def embed(self, texts):
+            if ended:  # the second page: a server that does not answer
+                release.wait(timeout=30)
+            ended.append(len(texts))
+            return inner.embed(texts)
+
+    stop = threading.Event()
+    summary = enrich(es, alias, Embedder(), page_size=10, stop=stop, on_progress=_stop_at(stop, 10))
+    assert ended == [10], "the pass returned while the second page was being embedded"
+    assert (summary.enriched, summary.failed) == (10, 0)
+    release.set()
+    assert wait_until(lambda: len(ended) == 2, timeout=30)
+    es.indices.refresh(index=alias)
+    assert pending(es, alias, inner) == 10, "its vectors were not written: the next pass does"
+
+
 def _stop_at(stop: threading.Event, count: int):
     def check(summary) -> None:
         if summary.done >= count:
