@@ -84,7 +84,7 @@ def measure(calls: int, model_ms: float) -> dict[str, float]:
     return {"calls": calls, "client_p50_ms": client, "server_p50_ms": own, "added_ms": client - own}
 
 
-def measure_enrichment(events: int, model_ms: float) -> dict[str, float]:
+def measure_enrichment(events: int, model_ms: float, es_url: str) -> dict[str, float]:
     import itertools
 
     from bench import generate
@@ -94,7 +94,7 @@ def measure_enrichment(events: int, model_ms: float) -> dict[str, float]:
     from session_recall.indexer import Event, Submission, Writer, enrich
     from session_recall.templates import install, uninstall
 
-    client = make_client(Settings())
+    client = make_client(Settings(ELASTICSEARCH_URL=es_url))
     alias = f"bench-endpoint-enrichment-{os.getpid()}"
     install(client, alias)
     try:
@@ -167,7 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.enrichment is not None:
         if args.enrichment < 1:
             parser.error("--enrichment: at least 1 event")
-        run = measure_enrichment(args.enrichment, args.model_ms)
+        es_url = os.environ.get("ELASTICSEARCH_URL")
+        if not es_url:
+            parser.error(
+                "--enrichment: set ELASTICSEARCH_URL first, e.g. export "
+                "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
+            )
+        run = measure_enrichment(args.enrichment, args.model_ms, es_url)
         print(
             f"enrichment pass: {run['events']:,.0f} events in {run['seconds']:.1f} s "
             f"({run['events'] / run['seconds']:,.0f} events/s); the server's time "

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
+from bench.endpoint_overhead import measure_enrichment
 from bench.floor import main as floor_main
 from bench.run import main
 from tests.support.ndjson import event
@@ -132,3 +133,11 @@ def test_the_floor_loop_stopped_with_sigterm_deletes_its_alias(
         loop.terminate()
         assert loop.wait(timeout=60) == 143
     assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
+
+
+def test_an_enrichment_pass_is_timed_against_a_stand_in_server(es: Elasticsearch, es_url: str):
+    run = measure_enrichment(300, 5, es_url)
+    assert run["events"] == 300, "every generated event was enriched"
+    assert run["server_s"] > 0 and run["seconds"] > 0
+    leftover = es.indices.get_alias(index="bench-endpoint-enrichment-*", ignore_unavailable=True)
+    assert not leftover.body, "the run dropped its alias"

@@ -19,3 +19,13 @@ def test_a_call_count_below_one_is_refused(capsys: pytest.CaptureFixture[str]):
         main(["--calls", "0"])
     assert refused.value.code == 2
     assert "--calls: at least 1" in capsys.readouterr().err
+
+
+def test_an_enrichment_run_needs_a_node(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.delenv("ELASTICSEARCH_URL", raising=False)
+    with pytest.raises(SystemExit) as refused:
+        main(["--enrichment", "100"])
+    assert refused.value.code == 2
+    assert "set ELASTICSEARCH_URL first" in capsys.readouterr().err
