@@ -13,6 +13,8 @@ from pathlib import Path
 from session_recall.core.errors import SessionRecallError
 
 NODE_USER = "session-recall"
+# Where root's tools live when PATH leaves them out (a bare `env -i` shell, cron).
+_SYSTEM_FOLDERS = "/usr/sbin:/sbin:/usr/bin:/bin"
 # Used when running as root and the configured home is out of the node user's reach.
 SHARED_RUNTIME = Path("/var/lib/session-recall")
 
@@ -26,8 +28,9 @@ def ensure_node_user() -> str:
     try:
         pwd.getpwnam(NODE_USER)
     except KeyError:
+        useradd = system_tool("useradd", hint=f"Create the user {NODE_USER!r} yourself")
         result = subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", NODE_USER],
+            [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", NODE_USER],
             capture_output=True,
             text=True,
         )
@@ -71,4 +74,18 @@ def as_node_user(command: list[str]) -> list[str]:
     """Prefix `command` so that it runs as the node user when we are root."""
     if not running_as_root():
         return command
-    return ["runuser", "-u", ensure_node_user(), "--", *command]
+    runuser = system_tool("runuser", hint="Install util-linux, or run as a non-root user")
+    return [runuser, "-u", ensure_node_user(), "--", *command]
+
+
+def system_tool(name: str, *, hint: str) -> str:
+    """The path of a system tool, looked for on PATH and then in the system folders
+    (root's PATH does not always name /usr/sbin); a `SessionRecallError` when absent."""
+    found = shutil.which(name) or shutil.which(name, path=_SYSTEM_FOLDERS)
+    if found is None:
+        raise SessionRecallError(
+            f"Elasticsearch refuses to run as root, and {name!r}, needed to run it as the "
+            f"user {NODE_USER!r}, is neither on PATH nor in {_SYSTEM_FOLDERS}.",
+            hint=f"{hint}.",
+        )
+    return found
