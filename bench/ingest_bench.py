@@ -116,7 +116,25 @@ def run_ours(
     Without `enrich`, the command stores and stops (`--no-enrich`): what it
     acknowledges, timed apart from the enrichment pass (`run_enrichment`)."""
     dead_letter = home / f"{alias}-dead-letter.ndjson"
-    command = [
+    command = _ours(es_url, alias, home, "ingest", str(path), "--dead-letter", str(dead_letter))
+    command += [] if enrich else ["--no-enrich"]
+    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+
+
+def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder: str) -> IngestRun:
+    """`session-recall embed`: one enrichment pass over what `alias` holds."""
+    command = _ours(es_url, alias, home, "embed")
+    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+
+
+def run_compaction(es_url: str, alias: str, events: int, home: Path) -> IngestRun:
+    """`session-recall compact`: the partitions of periods that ended, merged."""
+    return run_command(_ours(es_url, alias, home, "compact"), events)
+
+
+def _ours(es_url: str, alias: str, home: Path, *args: str) -> list[str]:
+    """A `session-recall` command line on `alias` of the node at `es_url`."""
+    return [
         *session_recall_command(),
         "--es-url",
         es_url,
@@ -124,26 +142,8 @@ def run_ours(
         alias,
         "--home",
         str(home),
-        "ingest",
-        str(path),
-        "--dead-letter",
-        str(dead_letter),
-        *([] if enrich else ["--no-enrich"]),
+        *args,
     ]
-    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
-
-
-def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder: str) -> IngestRun:
-    """`session-recall embed`: one enrichment pass over what `alias` holds."""
-    command = [*session_recall_command(), "--es-url", es_url, "--index", alias]
-    command += ["--home", str(home), "embed"]
-    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
-
-
-def run_compaction(es_url: str, alias: str, events: int, home: Path) -> IngestRun:
-    """`session-recall compact`: the partitions of periods that ended, merged."""
-    command = [*session_recall_command(), "--es-url", es_url, "--index", alias]
-    return run_command([*command, "--home", str(home), "compact"], events)
 
 
 def run_loader(

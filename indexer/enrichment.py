@@ -239,7 +239,8 @@ def _write_page(
         sessions = retrying(read, what="read the sessions' turns")
         neighbours = _contexts(contexts, sessions, fields)
     if vectors is not None and summary.embedder_error:
-        vectors.cancel()  # the embedder failed on a page before: no need to wait for it
+        # The embedder failed on a page before: this one waits for the next pass.
+        vectors.cancel()
         vectors = None
     vectorless = _add_vectors(vectors.result() if vectors else None, fields, summary)
     fields = {key: doc for key, doc in fields.items() if doc}
@@ -457,9 +458,8 @@ def _add_vectors(
     fields: dict[tuple[str, str], dict[str, Any]],
     summary: EnrichmentSummary,
 ) -> set[tuple[str, str]]:
-    """Add a page's vectors to `fields`; the keys of texts with none. After the
-    embedder failed once in a pass, its later pages wait for the next pass."""
-    if embedded is None or summary.embedder_error:
+    """Add a page's vectors to `fields`; the keys of texts with none."""
+    if embedded is None:
         return set()
     if embedded.error is not None:
         summary.embedder_error = embedded.error

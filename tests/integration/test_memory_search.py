@@ -98,7 +98,7 @@ def test_turns_days_apart_are_still_the_neighbours_of_a_hit(es: Elasticsearch, a
     assert ([e.event_id for e in hit.before], [e.event_id for e in hit.after]) == (["c-1"], ["c-3"])
 
 
-class RecordingClient:
+class MsearchTargets:
     """A seam around the client: it notes where each search of an `msearch` goes (its
     header's index, or None for the alias) and passes the request on unchanged."""
 
@@ -124,7 +124,7 @@ def test_neighbours_are_looked_for_in_the_hits_partition_first(es: Elasticsearch
         ("2026-04-01T09:00:00Z", "no sign of the egret since"),
     ]
     _store(es, alias, "e", [("e-pond", stamp, text) for stamp, text in turns])
-    client = RecordingClient(es)
+    client = MsearchTargets(es)
     searcher = Searchers(client, alias, KEY).memory(user_id="e")  # type: ignore[arg-type]
 
     [hit] = searcher.search("heron fishing pond", mode="keyword", limit=1, context=1).hits
