@@ -1,11 +1,13 @@
 """The ASGI app: route groups composed onto one Starlette application.
 
 A route group brings its routes, its OpenAPI paths and models, optionally a lifespan
-(the events group runs its batcher there), and the paths it leaves open without the
-token (the probes). `default_groups()` are the sidecar's: health, events, erasure and
-recall. An application adds its own with `create_app(settings, groups=[*default_groups(),
-my_group])`; a test builds an app of the one group it needs. Every error answer, the
-app's own 404 and 405 included, has the shape of `http.errors`.
+(the events group runs its batcher there), the paths it leaves open without a token
+(the probes), and what a token bound to one user needs to reach each of its routes
+(`http.auth.Needs`; a route without is the operator token's alone). `default_groups()`
+are the sidecar's: health, events, erasure and recall. An application adds its own
+with `create_app(settings, groups=[*default_groups(), my_group])`; a test builds an app
+of the one group it needs. Every error answer, the app's own 404 and 405 included, has
+the shape of `http.errors`.
 """
 
 import contextlib

@@ -119,7 +119,7 @@ class TokenAuth:
         self._operator = operator.encode() if operator else None
         self._tokens = tokens
         self._open = open_paths
-        self._routes = [route for route in routes if isinstance(route, Route)]
+        self._routes = routes
         self._needs = needs
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -166,7 +166,9 @@ class TokenAuth:
             if match is not Match.FULL:
                 continue  # another route's, or a method this one does not take (405)
             method = "GET" if scope["method"] == "HEAD" else scope["method"]
-            needs = self._needs.get((route.path, method))
+            # Anything but a plain route (a mount, say) has no needs: closed to tokens.
+            path = route.path if isinstance(route, Route) else None
+            needs = self._needs.get((path, method)) if path else None
             if needs is None:
                 return json_error(403, "This endpoint takes the operator token alone.")
             if needs.action not in grant.actions:

@@ -146,7 +146,7 @@ class OwnTokens:
 
     def verify(self, token: str) -> Grant:
         claims = _decode(token, self._key, [ALGORITHM], audience=self._audience, issuer=ISSUER)
-        return grant_of(claims, user_claim="sub", app_claim="app")
+        return grant_from(claims, user_claim="sub", app_claim="app")
 
 
 class ProviderTokens:
@@ -192,7 +192,7 @@ class ProviderTokens:
         claims = _decode(
             token, key, list(self.algorithms), audience=self._audience, issuer=self._issuer
         )
-        return grant_of(claims, user_claim=self._user_claim, app_claim=self._app_claim)
+        return grant_from(claims, user_claim=self._user_claim, app_claim=self._app_claim)
 
 
 class UserTokens:
@@ -224,7 +224,7 @@ class UserTokens:
         )
 
 
-def grant_of(claims: Mapping[str, Any], *, user_claim: str, app_claim: str | None) -> Grant:
+def grant_from(claims: Mapping[str, Any], *, user_claim: str, app_claim: str | None) -> Grant:
     """The grant of a verified token's claims."""
     user: Any = claims.get(user_claim)
     app: Any = claims.get(app_claim) if app_claim else None

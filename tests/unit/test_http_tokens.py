@@ -12,7 +12,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
 from session_recall.config import Settings
@@ -188,15 +188,17 @@ def test_a_route_that_says_nothing_of_tokens_takes_the_operator_token_alone(
         async def hello(_request: Request) -> PlainTextResponse:
             return PlainTextResponse("hello")
 
-        return RouteGroup(routes=[Route("/v1/users/{user}/hello", hello)])
+        mounted = Mount("/v1/users/{user}/mounted", routes=[Route("/", hello)])
+        return RouteGroup(routes=[Route("/v1/users/{user}/hello", hello), mounted])
 
     app = _app(settings, client, groups=[*default_groups(), unlisted])
     with TestClient(app) as web:
-        path = "/v1/users/alice/hello"
-        refused = web.get(path, headers={"Authorization": f"Bearer {_token('alice')}"})
-        assert refused.status_code == 403
-        assert "operator token alone" in refused.json()["error"]
-        assert web.get(path, headers={"Authorization": f"Bearer {OPERATOR}"}).text == "hello"
+        for path in ("/v1/users/alice/hello", "/v1/users/alice/mounted/"):
+            refused = web.get(path, headers={"Authorization": f"Bearer {_token('alice')}"})
+            assert refused.status_code == 403, path
+            assert "operator token alone" in refused.json()["error"]
+            answer = web.get(path, headers={"Authorization": f"Bearer {OPERATOR}"})
+            assert answer.text == "hello", path
 
 
 def test_a_token_for_an_adk_app_reaches_that_apps_user_alone(
