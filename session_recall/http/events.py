@@ -10,6 +10,8 @@ message names it; sending it again cannot work); 503 with Retry-After when
 Elasticsearch is unavailable or did not store the events within the write deadline,
 or the sidecar holds as much as it may, in which case none of the request may be
 taken as stored and the whole request should be sent again (creates are idempotent).
+With a token bound to one user, a body that names another user's event is refused
+whole with 403 before any event is stored (`http.auth`).
 """
 
 import contextlib
