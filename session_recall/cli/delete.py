@@ -62,13 +62,16 @@ def _scope(
     user: str, session: str | None, contact: str | None, inbox: str | None, event: str | None
 ) -> Scope:
     try:
+        # Each shape on its own branch: --event beside --contact and --inbox is refused,
+        # never read as the contact's scope, which would erase all its events.
         if event is not None:
             if session is None and contact is None and inbox is None:
                 return Scope.event(user, event)
+        elif contact is not None and inbox is not None:
+            if session is None:
+                return Scope.contact(user, contact, inbox)
         elif contact is None and inbox is None:
             return Scope.session(user, session) if session is not None else Scope.user(user)
-        if contact is not None and inbox is not None and session is None:
-            return Scope.contact(user, contact, inbox)
     except ValidationError as err:
         problem = err.errors(include_url=False)[0]
         option = _OPTIONS.get(str(problem["loc"][0]) if problem["loc"] else "", "the scope")

@@ -70,3 +70,22 @@ def test_the_event_option_takes_no_other_scope(es_url: str, alias: str) -> None:
     mixed = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e", "--session", "s")
     assert mixed.exit_code == 2
     assert "--event" in mixed.output
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [("--contact", "c1", "--inbox", "web"), ("--contact", "c1"), ("--inbox", "web")],
+    ids=["contact-and-inbox", "contact", "inbox"],
+)
+def test_the_event_option_with_a_contact_is_refused_and_erases_nothing(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """`--event` names one event: with `--contact` and `--inbox` it must not fall through
+    to the contact's scope and erase every event of the contact."""
+    events = [event(i, session="s", contact_id="c1", inbox_id="web") for i in range(2)]
+    source = write_ndjson(tmp_path / "contact.ndjson", events)
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    mixed = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-0", *extra)
+    assert mixed.exit_code == 2, mixed.output
+    assert "--event" in mixed.output and "Removed" not in mixed.output
+    assert _ids(es, alias) == ["e-0", "e-1"]
