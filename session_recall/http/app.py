@@ -34,7 +34,7 @@ from session_recall.http.errors import json_error
 from session_recall.http.lanes import Lanes
 from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
-from session_recall.http.paths import RefuseEncodedSlash
+from session_recall.http.paths import PathIds
 from session_recall.indexer import Refresh
 from session_recall.security.tokens import UserTokens
 
@@ -169,7 +169,7 @@ def create_app(
     open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
-    middleware = [Middleware(RefuseEncodedSlash)]
+    middleware = [Middleware(PathIds)]
     if secret or tokens:
         needs = {key: need for group in built for key, need in group.needs.items()}
         middleware.append(

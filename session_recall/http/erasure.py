@@ -9,7 +9,6 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
@@ -17,6 +16,7 @@ from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
 from session_recall.indexer.deadline import Deadline
@@ -61,7 +61,7 @@ def erasure_group(services: Services) -> RouteGroup:
         return {"delete": {"parameters": path_parameters(path), **_OPERATION}}
 
     return RouteGroup(
-        routes=[Route(path, endpoint(make), methods=["DELETE"]) for path, make in ROUTES.items()],
+        routes=[route(path, endpoint(make), ["DELETE"]) for path, make in ROUTES.items()],
         paths={path: operation(path) for path in ROUTES},
         models=[(ErasureResult, "serialization")],
         needs={(path, "DELETE"): Needs(Action.ERASE) for path in ROUTES},

@@ -13,13 +13,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import read_query
 from session_recall.recall import RecallPage, Searchers, SessionsPage
 from session_recall.security.tokens import Action
@@ -82,8 +82,8 @@ def reads_group(services: Services) -> RouteGroup:
 
     return RouteGroup(
         routes=[
-            Route(SESSIONS, endpoint(SessionsOptions, sessions), methods=["GET"]),
-            Route(EVENTS, endpoint(EventsOptions, events), methods=["GET"]),
+            route(SESSIONS, endpoint(SessionsOptions, sessions), ["GET"]),
+            route(EVENTS, endpoint(EventsOptions, events), ["GET"]),
         ],
         paths={
             SESSIONS: _operation(

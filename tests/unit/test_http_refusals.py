@@ -138,19 +138,33 @@ def test_a_user_id_past_the_ingest_limit_is_refused_not_a_500(
 @pytest.mark.parametrize(
     ("method", "path"),
     [
-        # Decoded, this would erase session s1 of user bob.
-        ("DELETE", "/v1/users/bob%2Fsessions%2Fs1"),
-        ("POST", "/v1/users/alice%2fx/tools/cross_session_search"),
+        ("DELETE", "/v1/users/%FF"),  # read leniently, U+FFFD: the same user as %FE
+        ("DELETE", "/v1/users/alice/events/e%C3"),  # half a character
+        ("POST", "/v1/users/%FE%2Fx/tools/cross_session_search"),
+        ("GET", "/v1/users/alice/sessions/%80/events"),
     ],
 )
-def test_an_encoded_slash_in_an_id_is_refused(
+def test_a_path_segment_that_is_not_utf8_is_refused(
     web: TestClient, client: RecordingClient, method: str, path: str
 ):
     body = {"innerThought": THOUGHT, "query": "x"}
     response = web.request(method, path, headers=AUTH, json=body)
-    assert response.status_code == 400
-    assert "encoded slash" in response.json()["error"]
+    assert response.status_code == 400, response.text
+    assert "not UTF-8" in _error_shape(response)["error"]
     assert client.calls == []
+
+
+def test_every_id_in_a_route_path_is_decoded_on_its_own(settings: Settings):
+    """A route taking an id with Starlette's plain `str` convertor would get it still
+    encoded (`a%2Fb`, another user than `a/b`): every one takes the `id` convertor."""
+    app = create_app(settings, client=RecordingClient(), enrich=False)  # type: ignore[arg-type]
+    convertors = {
+        (route.path, name): type(convertor).__name__
+        for route in app.routes
+        for name, convertor in getattr(route, "param_convertors", {}).items()
+    }
+    assert len(convertors) >= 10  # users, sessions, contacts, inboxes, events
+    assert set(convertors.values()) == {"_IdConvertor"}, convertors
 
 
 def test_a_valid_tool_call_does_reach_the_client(web: TestClient, client: RecordingClient):
