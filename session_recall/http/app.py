@@ -183,9 +183,13 @@ def create_app(
             )
         )
     handlers = {HTTPException: _no_route, ClientDisconnect: _client_gone}
-    return Starlette(
+    app = Starlette(
         routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers
     )
+    # A path with a trailing slash is another path (404, in the error shape), not an
+    # empty 307 to the path without it.
+    app.router.redirect_slashes = False
+    return app
 
 
 async def _no_route(request: Request, exc: Exception) -> Response:
@@ -194,7 +198,8 @@ async def _no_route(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.url.path[:200]
     if exc.status_code == 404:
-        return json_error(404, f"There is no endpoint at {path}.", _SEE_DOCUMENT)
+        slash = "No path ends with '/'. " if len(path) > 1 and path.endswith("/") else ""
+        return json_error(404, f"There is no endpoint at {path}.", slash + _SEE_DOCUMENT)
     allowed = (exc.headers or {}).get("Allow")
     if exc.status_code == 405 and allowed:
         message = f"{request.method} is not allowed on {path}; {allowed} is."

@@ -209,6 +209,19 @@ def test_every_refusal_has_the_one_error_shape(
     assert client.calls == []
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/v1/events/"), ("GET", "/healthz/"), ("DELETE", "/v1/users/alice/")],
+)
+def test_a_trailing_slash_is_a_404_in_the_error_shape_not_an_empty_redirect(
+    web: TestClient, client: RecordingClient, method: str, path: str
+):
+    response = web.request(method, path, headers=AUTH, json=event(1), follow_redirects=False)
+    assert response.status_code == 404, response.text
+    assert _error_shape(response)["hint"].startswith("No path ends with '/'.")
+    assert client.calls == []
+
+
 def test_a_method_not_allowed_names_the_allowed_one(web: TestClient):
     response = web.get("/v1/events", headers=AUTH)
     assert response.headers["allow"] == "POST"
