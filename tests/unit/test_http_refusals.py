@@ -191,7 +191,7 @@ def _error_shape(response) -> dict:
         ("POST", "/v1/events", {"content": b"x", "headers": TEXT}, 415),
         ("POST", "/v1/events?refresh_all=true", {"json": event(1)}, 400),
         ("DELETE", "/v1/users/alice?dry=1", {}, 400),
-        ("DELETE", "/v1/users/%20", {}, 400),
+        ("DELETE", "/v1/users/%20", {}, 422),
         ("POST", f"{ALICE}?lookback_days=5", {"json": ARGUMENTS}, 400),
         ("POST", f"{ALICE}?page_size=0", {"json": ARGUMENTS}, 422),
         ("POST", ALICE, {"content": b'{"query": "x"}', "headers": TEXT}, 415),
@@ -219,6 +219,29 @@ def test_a_trailing_slash_is_a_404_in_the_error_shape_not_an_empty_redirect(
     response = web.request(method, path, headers=AUTH, json=event(1), follow_redirects=False)
     assert response.status_code == 404, response.text
     assert _error_shape(response)["hint"].startswith("No path ends with '/'.")
+    assert client.calls == []
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/v1/users/%20", "user_id"),
+        ("/v1/users/du/events/%20", "event_id"),
+        ("/v1/users/du/sessions/%09", "session_id"),
+        ("/v1/users/du/contacts/c/inboxes/%20", "inbox_id"),
+        (f"/v1/users/{'u' * 513}", "user_id"),
+    ],
+)
+def test_an_erasure_refuses_a_bad_id_as_the_reads_do_naming_it(
+    web: TestClient, client: RecordingClient, path: str, field: str
+):
+    """422 and the field's name, as `GET /v1/users/%20/sessions` and the tools answer."""
+    response = web.delete(path, headers=AUTH)
+    assert response.status_code == 422, response.text
+    assert _error_shape(response)["error"].startswith(f"{field} ")
+    if field == "user_id":  # word for word what the read of that user answers
+        read = web.get(f"{path}/sessions", headers=AUTH)
+        assert (read.status_code, read.json()) == (422, response.json())
     assert client.calls == []
 
 
