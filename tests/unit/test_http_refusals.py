@@ -278,3 +278,21 @@ def test_anything_but_the_token_is_refused(web: TestClient, client: RecordingCli
     assert response.status_code == 401
     _error_shape(response)
     assert client.calls == []
+
+
+def test_a_503_tells_the_client_to_try_again_not_to_run_a_command(settings: Settings):
+    """No node listens at the settings' URL: a write gives up when out of tries, an
+    erasure at its deadline (sooner than its ten tries), each with a hint a client of
+    the sidecar can act on, as a user of the CLI can."""
+    answers = []
+    for write_deadline, method, path, body in [
+        (60.0, "POST", "/v1/events", event(1)),
+        (1.0, "DELETE", "/v1/users/alice", None),
+    ]:
+        limits = ServeLimits(write_deadline=write_deadline)
+        with TestClient(create_app(settings, enrich=False, limits=limits)) as web:
+            answers.append(web.request(method, path, json=body))
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        hint = _error_shape(answer)["hint"]
+        assert "try again" in hint and "command" not in hint, hint
