@@ -43,15 +43,20 @@ def delete(
     scope = _scope(user, session, contact, inbox, event)
     if dry_run:
         preview = preview_erasure(app.client, app.settings.index, scope)
-        noun = "event" if preview.events == 1 else "events"
         click.echo(
-            f"Would remove {preview.events} {noun} of {scope.describe()}; "
+            f"Would remove {_counted(preview.events, scope)} of {scope.describe()}; "
             "nothing was changed (dry run)."
         )
         return
     result = erase(app.client, app.settings.index, scope)
-    noun = "event" if result.removed == 1 else "events"
-    click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")
+    click.echo(f"Removed {_counted(result.removed, scope)} of {scope.describe()}.")
+
+
+def _counted(count: int, scope: Scope) -> str:
+    """ "2 events" of a scope; of one event's scope, "2 copies": its id stamped at two
+    instants (not "2 events of event 'e1'")."""
+    one, many = ("copy", "copies") if scope.kind == "event" else ("event", "events")
+    return f"{count} {one if count == 1 else many}"
 
 
 _OPTIONS = {"user_id": "--user", "session_id": "--session", "contact_id": "--contact",

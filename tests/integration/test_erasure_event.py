@@ -44,7 +44,7 @@ def test_an_erased_event_goes_and_its_replays_stay_out_on_every_path(
         assert removed.json()["scope"]["kind"] == "event"
         by_cli = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-2")
         assert by_cli.exit_code == 0, by_cli.output
-        assert "Removed 1 event of event 'e-2' of user 'alice'." in by_cli.output
+        assert "Removed 1 copy of event 'e-2' of user 'alice'." in by_cli.output
         assert _ids(es, alias) == ["e-0", "e-3"]
 
         # Replays: through serve (the Python path) and ingest (the native core).
@@ -89,3 +89,16 @@ def test_the_event_option_with_a_contact_is_refused_and_erases_nothing(
     assert mixed.exit_code == 2, mixed.output
     assert "--event" in mixed.output and "Removed" not in mixed.output
     assert _ids(es, alias) == ["e-0", "e-1"]
+
+
+def test_the_copies_of_one_event_are_counted_as_copies(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+) -> None:
+    again = {**event(1, session="s"), "timestamp": "2026-07-01T00:00:09Z"}  # e-1, later
+    source = write_ndjson(tmp_path / "copies.ndjson", [event(1, session="s"), again])
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    assert stored(es, alias, event_id="e-1") == 2
+    dry = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-1", "--dry-run")
+    assert "Would remove 2 copies of event 'e-1' of user 'alice'" in dry.output, dry.output
+    erased = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-1")
+    assert erased.output == "Removed 2 copies of event 'e-1' of user 'alice'.\n", erased.output
