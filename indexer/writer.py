@@ -347,6 +347,38 @@ class Writer:
             deadline=deadline,
         )
 
+    def erasures(
+        self, scope_ids: Collection[str], *, deadline: Deadline | None = None
+    ) -> dict[str, int]:
+        """The tombstones of `scope_ids`, read now and in real time: each erased scope
+        with its erasure's instant in nanoseconds (`tombstones.erased_at`)."""
+        self._deadline = deadline
+
+        def read() -> dict[str, int]:
+            if not self._tombstones_seen:
+                if not tombstones.index_exists(self._es(), self._alias):
+                    return {}
+                self._tombstones_seen = True
+            return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+
+        return self._read(read, "read the tombstones")
+
+    def take_back(self, events: Sequence[Event], *, deadline: Deadline | None = None) -> int:
+        """Delete the documents that a write of `events` made: for a caller whose write
+        must be all or nothing, and whose event ids nobody else writes (erasure is how
+        anyone else removes events). Returns how many deletes were refused; 0 means
+        none of `events` is stored any more (once refreshed)."""
+        self._deadline = deadline
+        self._check_layout()
+        actions = [
+            _delete(*_copy_of(document))
+            for event in events
+            if isinstance(document := self.document(event), Document)
+        ]
+        if not actions:
+            return 0
+        return sum(answer.status not in (200, 404) for answer in self._send(actions))
+
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))
