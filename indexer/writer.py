@@ -48,7 +48,13 @@ from session_recall.indexer import bulk, native, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity, to_document
+from session_recall.indexer.document import (
+    DEFAULT_IDENTITY,
+    Document,
+    Identity,
+    to_document,
+    unstorable,
+)
 from session_recall.indexer.errors import (
     AliasMissing,
     PrivilegeMissing,
@@ -394,13 +400,14 @@ class Writer:
         self, event: Event, *, kept: dict[str, Any] | None = None
     ) -> Document | EventResult:
         """`event`'s create action (with the `kept` fields, see `Submission`), or its
-        refusal: metadata that JSON cannot hold, or an action over the chunk's bytes."""
+        refusal: metadata or a payload that JSON cannot hold (named, see `unstorable`),
+        or an action over the chunk's bytes."""
         try:
             document = to_document(event, index=self._partition(event), identity=self._identity)
             if kept:
                 document = document.extended(kept)
-        except TypeError as err:
-            return _rejected(event, f"metadata cannot be stored as JSON: {err}")
+        except TypeError:
+            return _rejected(event, unstorable(event))
         if document.size > self.options.chunk_bytes:
             reason = f"is {document.size} bytes, over the {self.options.chunk_bytes}-byte limit"
             return _rejected(event, f"event {reason}")

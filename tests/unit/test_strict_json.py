@@ -61,3 +61,20 @@ def test_binary_garbage_is_named_as_not_utf8(garbage: bytes):
     parsed = parse_line(garbage)
     assert isinstance(parsed, Rejected)
     assert "not UTF-8" in parsed.reason and "surrogates" not in parsed.reason
+
+
+wide = st.integers(2**64, 2**80) | st.integers(-(2**80), -(2**63) - 1)
+
+
+@given(st.dictionaries(keys, wide | st.integers(-(2**63), 2**64 - 1), min_size=1, max_size=4))
+def test_integers_are_read_exactly_beyond_64_bits_too(document: dict):
+    """orjson reads an integer past 64 bits as the nearest float: the value read is
+    the one written, so that whatever stores it can refuse it by name."""
+    text = json.dumps(document).encode()
+    assert loads(text) == document
+    assert all(type(value) is int for value in loads(text).values())
+
+
+def test_a_long_id_in_a_string_reads_as_it_is():
+    document = {"event_id": "12345678901234567890123", "n": 1.5, "k": None}
+    assert loads(json.dumps(document).encode()) == document
