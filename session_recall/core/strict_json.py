@@ -14,7 +14,7 @@ compact producer's) holds each key once, since a dropped duplicate would make th
 rendering shorter than the text.
 
 An integer beyond 64 bits is kept exact: orjson would read it as the nearest float
-(`18446744073709551616` as `1.8446744073709552e+19`), so a text with a run of 19
+(`18446744073709551616` as `1.8446744073709552e+19`), so a text with a number of 19
 digits or more, where such an integer can be, is read again by Python's parser, which
 keeps every integer as it is. Whatever stores the value then refuses it by name
 (`writer`): no JSON reader downstream (Elasticsearch's, the client's) keeps it exact.
@@ -31,9 +31,10 @@ BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 200
 _TOO_DEEP = f"the value nests more than {MAX_DEPTH} levels deep"
 _CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union per call
-# Where an integer orjson cannot hold may be: 19 digits reach below -2**63, 20 past 2**64.
-# Digits within a string (a long id) match too, and cost only the slower parse.
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Where an integer orjson cannot hold may be: 19 digits reach below -2**63, 20 past 2**64,
+# where a number starts (the text's start, or after `:`, `[` or `,`). A string's digits
+# rarely match (an id as `"1234567890123456789"` does not), and cost only a slower parse.
+_LONG_DIGITS = re.compile(rb"(?:^|[:\[,])\s*-?\d{19}")
 
 
 class InvalidJson(ValueError):
