@@ -154,11 +154,14 @@ class EventStore:
         )
         return Instant.clamped(max(erased.values())) if erased else None
 
-    def instants_of(self, user_id: str, event_ids: Collection[str]) -> dict[str, Instant]:
+    def instants_of(
+        self, user_id: str, event_ids: Collection[str], *, session_id: str | None = None
+    ) -> dict[str, Instant]:
         """For events that carry no instant of their own: the instant each of
-        `event_ids` of `user_id` already has. That is its stored copy's (the earliest),
-        or for one erased on its own (`Scope.event`) and not stored since, its
-        erasure's, at which the writer refuses it. Ids with neither are left out."""
+        `event_ids` of `user_id` already has. That is its stored copy's (the earliest,
+        in `session_id` when given), or for one erased on its own (`Scope.event`) and
+        not stored since, its erasure's, at which the writer refuses it. Ids with
+        neither are left out."""
         ids = sorted(set(event_ids))
         if not ids:
             return {}
@@ -166,12 +169,14 @@ class EventStore:
         found: dict[str, Instant] = {}
         for start in range(0, len(ids), _LOOKUP_IDS):
             part = ids[start : start + _LOOKUP_IDS]
+            where: list[dict[str, Any]] = [
+                {"term": {"user_id": user_id}},
+                {"terms": {"event_id": part}},
+            ]
+            if session_id is not None:
+                where.append({"term": {"session_id": session_id}})
             body = {
-                "query": {
-                    "bool": {
-                        "filter": [{"term": {"user_id": user_id}}, {"terms": {"event_id": part}}]
-                    }
-                },
+                "query": {"bool": {"filter": where}},
                 "collapse": {"field": "event_id"},  # the earliest copy of each id
                 "sort": [{"timestamp": "asc"}],
                 "size": len(part),

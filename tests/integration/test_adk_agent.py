@@ -206,7 +206,7 @@ async def test_a_memory_without_a_timestamp_is_stored_once_and_stays_deleted(
         content=types.Content(role="user", parts=[types.Part(text="Speaks Portuguese.")]),
     )
     for _ in range(3):
-        await memory.add_memory(app_name=APP, user_id=USER, memories=[note, unnamed])
+        await memory.add_memory(app_name=APP, user_id=USER, memories=[note, unnamed, note])
     assert _stored(es, settings.index, event_id="dup-1") == 1
     assert _stored(es, settings.index, session_id="adk-memories") == 2
     [found] = (await memory.search_memory(app_name=APP, user_id=USER, query="shellfish")).memories

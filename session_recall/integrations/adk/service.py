@@ -9,7 +9,9 @@ within the deadline with an error that names the next step.
   erased stays out. Events are searchable when the call returns.
 - `add_memory` stores `MemoryEntry`s as events of the session `adk-memories`; one
   without a timestamp keeps the instant of its first addition, so adding it again
-  stores nothing twice, and one deleted by id stays out (`events.from_memory`).
+  stores nothing twice, and one deleted by id stays out (`events.from_memory`). (Two
+  processes that add the same new memory at the same moment may each find no copy,
+  and store one each.)
 - `search_memory` answers with `memory_search`, in the service's mode (by default the
   settings': hybrid with an embedder, keyword without one).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
@@ -25,8 +27,10 @@ from google.adk.memory.base_memory_service import SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 
 from session_recall.config import Settings
+from session_recall.core.instant import Instant
 from session_recall.indexer import Scope
 from session_recall.integrations.adk.events import (
+    MEMORIES_SESSION,
     from_adk_event,
     from_memory,
     to_memory_entry,
@@ -123,7 +127,9 @@ class SessionRecallMemoryService(BaseMemoryService):
         custom_metadata: Mapping[str, object] | None,
     ) -> None:
         untimed = {untimed_id(memory) for memory in memories if not memory.timestamp}
-        known = self._store.instants_of(user, untimed)
+        at = self._store.instants_of(user, untimed, session_id=MEMORIES_SESSION)
+        now = Instant.now()  # one instant for a new memory given twice in one call
+        at.update({memory_id: now for memory_id in untimed - at.keys()})
         events = [
             found
             for memory in memories
@@ -132,7 +138,7 @@ class SessionRecallMemoryService(BaseMemoryService):
                     memory,
                     user_id=user,
                     custom_metadata=custom_metadata,
-                    at=None if memory.timestamp else known.get(untimed_id(memory)),
+                    at=None if memory.timestamp else at[untimed_id(memory)],
                 )
             )
         ]
