@@ -5,9 +5,8 @@ request; what an event gains from its neighbours and from a model comes after, h
 
 - its **stems**: the English stems of its text (`core.stems`), so that keyword recall
   matches word forms on a distribution without language analyzers;
-- its **context**: the stems of its text with its session's previous and next turn. A
-  turn's next neighbour arrives after it, so when an event is enriched, the turns on
-  either side of it that were enriched before get their context again, now with it;
+- its **context**: the stems of its text with the turns just before it in its session
+  (`indexer.context`, which also keeps a context true when a turn it holds is erased);
 - its **vector**, from the configured embedder (`embedding_models` lists the models
   that processed it; a text of punctuation alone has no vector).
 
@@ -20,10 +19,12 @@ This distribution has no `_update_by_query`, so a pass pages through the pending
 `update`s, routed like the events. It is idempotent and resumable by construction: an
 event is found only until its update lands, so a second pass, or a pass after a crash,
 starts where the first left off. An event erased meanwhile is not brought back (an
-update never creates). The page after the one being written is found and embedded
-meanwhile, so a model's time (a server's, above all) overlaps Elasticsearch's.
-`follow` runs pass after pass, for `serve` and for `session-recall embed --follow`
-beside `ingest`.
+update never creates). Each update is conditional on the version the pass read: two
+enrichers never overwrite a newer context with an older one, and an erasure's repair
+of a context is never undone by a pass that read before it. The page after the one
+being written is found and embedded meanwhile, so a model's time (a server's, above
+all) overlaps Elasticsearch's. `follow` runs pass after pass, for `serve` and for
+`session-recall embed --follow` beside `ingest`.
 
 A model's first pass maps its vector field, with the model's dimensions; a model change
 is handled this way: the new model's vectors go to a field of their own.
@@ -38,7 +39,6 @@ from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import orjson
 from elasticsearch import (
     ApiError,
     BadRequestError,
@@ -49,9 +49,7 @@ from elasticsearch import (
 from pydantic import BaseModel
 
 from session_recall.core.access import role_hint
-from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.core.stems import stems
 from session_recall.embeddings import (
     MODELS_FIELD,
     VECTORS_FIELD,
@@ -60,8 +58,15 @@ from session_recall.embeddings import (
     Vector,
     vector_key,
 )
-from session_recall.indexer import bulk
+from session_recall.indexer import bulk, context
 from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.context import (
+    CONTEXT_FIELD,
+    CONTEXT_MARK,
+    CONTEXT_OF_FIELD,
+    ENRICHED_FIELD,
+    STEMS_FIELD,
+)
 from session_recall.indexer.errors import (
     IndexerError,
     PrivilegeMissing,
@@ -74,11 +79,6 @@ from session_recall.indexer.vectors import mapped_models, vector_fields
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The context rule's version: a new rule gets a new mark, and the pass redoes every event.
-CONTEXT_MARK = "context-1"
-ENRICHED_FIELD = "enriched"
-STEMS_FIELD = "stems"
-CONTEXT_FIELD = "context"
 # A page's texts are embedded in one call and its updates sent in one bulk request:
 # a few hundred keeps both well under a second and a retry cheap.
 DEFAULT_PAGE = 500
@@ -87,16 +87,9 @@ DEFAULT_PAGE = 500
 FOLLOW_RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.1, max_backoff=1.0)
 # The longest wait between two passes that failed: one log line a minute at most.
 _MAX_PAUSE_S = 60.0
-# The turns on each side of an event that its context holds.
-CONTEXT_REACH = 2
-# What one neighbour adds to a context, at most: a tool's long output is a neighbour
-# too, and its first words say what it is about.
-_NEIGHBOUR_TERMS = 200
-# The turns of one session looked at between a page's first and last event of it.
-_SPAN = 10_000
-_SOURCE = ["text", "user_id", "session_id", MODELS_FIELD, ENRICHED_FIELD]
+_SOURCE = ["text", "user_id", "session_id", "timestamp", "event_id", MODELS_FIELD, ENRICHED_FIELD]
 
-_Hit = dict[str, Any]
+_Hit = context.Hit
 
 
 class EnrichmentSummary(BaseModel):
@@ -106,14 +99,15 @@ class EnrichmentSummary(BaseModel):
     missing: int = 0
     enriched: int = 0
     no_vector: int = 0  # nothing to embed in the text (punctuation alone, say)
-    neighbours: int = 0  # turns enriched before whose context gained a new neighbour
+    neighbours: int = 0  # turns enriched before whose context gained a turn stored late
     gone: int = 0  # erased while the pass ran
+    conflicts: int = 0  # written meanwhile by another writer: left for the next pass
     failed: int = 0
     embedder_error: str | None = None
 
     @property
     def done(self) -> int:
-        return self.enriched + self.gone + self.failed
+        return self.enriched + self.gone + self.failed + self.conflicts
 
     def line(self) -> str:
         what = f"stems, context, vectors of {self.model}" if self.model else "stems, context"
@@ -124,6 +118,8 @@ class EnrichmentSummary(BaseModel):
             text += f", {self.neighbours} neighbour(s) updated"
         if self.gone:
             text += f", {self.gone} erased meanwhile"
+        if self.conflicts:
+            text += f", {self.conflicts} changed meanwhile (left for the next pass)"
         if self.failed:
             text += f", {self.failed} failed (run it again)"
         if self.embedder_error:
@@ -191,6 +187,7 @@ def enrich(
             source_includes=_SOURCE,
             track_total_hits=False,
             search_after=after,
+            seq_no_primary_term=True,  # each update is conditional on the version read
             # A page missing a shard would end the pass early, as if all were done.
             allow_partial_search_results=False,
         )
@@ -228,37 +225,107 @@ def _write_page(
     summary: EnrichmentSummary,
     retrying: Callable[..., Any],
 ) -> None:
-    """One page's updates: its vectors once embedded, its stems and contexts, and the
-    new context of the turns beside it that were enriched before; counted in `summary`."""
-    fields: dict[tuple[str, str], dict[str, Any]] = {_key(hit): {} for hit in hits}
-    by_key = {_key(hit): hit for hit in hits}
-    contexts = [hit for hit in hits if CONTEXT_MARK not in _listed(hit, ENRICHED_FIELD)]
-    neighbours: dict[tuple[str, str], _Hit] = {}
-    if contexts:
-        read = functools.partial(_sessions, client, alias, contexts)
-        sessions = retrying(read, what="read the sessions' turns")
-        neighbours = _contexts(contexts, sessions, fields)
+    """One page's updates: each event's stems, context and vectors in one write, and
+    the context of the turns after an event stored late; counted in `summary`. Then
+    the turns each written context holds are looked up in real time: one erased
+    meanwhile (its erasure may have looked for the contexts holding it before this
+    write) is taken out again here."""
+    by_key = {context.key(hit): hit for hit in hits}
+    fields: dict[context.Key, dict[str, Any]] = {k: {} for k in by_key}
+    read = functools.partial(context.read_windows, client, alias, hits)
+    windows = retrying(read, what="read the sessions' turns")
+    held: dict[context.Key, list[_Hit]] = {}  # the turns each written context holds
+    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]] = {}
+    for window in windows.values():
+        turns = window.turns
+        terms = context.turn_terms(turns)
+        for i, turn in enumerate(turns):
+            k = context.key(turn)
+            if k in by_key:
+                marks = sorted({*context.listed(by_key[k], ENRICHED_FIELD), CONTEXT_MARK})
+                fields[k].update(
+                    {STEMS_FIELD: terms[i], **context.context_fields(turns, terms, i),
+                     ENRICHED_FIELD: marks}
+                )  # fmt: skip
+                held[k] = turns[max(i - context.CONTEXT_REACH, 0) : i]
+        for i in context.followers(window, by_key):
+            start = max(i - context.CONTEXT_REACH, 0)
+            late[context.key(turns[i])] = (
+                turns[i], context.context_fields(turns, terms, i), turns[start:i]
+            )  # fmt: skip
+    rewrites = _stale_followers(client, late, retrying)
     if vectors is not None and summary.embedder_error:
         # The embedder failed on a page before: this one waits for the next pass.
         vectors.cancel()
         vectors = None
     vectorless = _add_vectors(vectors.result() if vectors else None, fields, summary)
-    fields = {key: doc for key, doc in fields.items() if doc}
-    targets = {**neighbours, **by_key}
-    actions = [_update(targets[key], key, doc) for key, doc in fields.items()]
+    actions = [context.update(by_key[k], doc) for k, doc in fields.items()]
+    actions += [context.update(hit, doc) for hit, doc, _ in rewrites.values()]
     responses = bulk.send(client, actions, policy=policy, stats=stats)
-    for key, response in zip(fields, responses, strict=True):
-        mine = key in by_key
+    written: dict[context.Key, list[_Hit]] = {}
+    for k, response in zip([*fields, *rewrites], responses, strict=True):
+        mine = k in by_key
         if 200 <= response.status < 300:
+            written[k] = held[k] if mine else rewrites[k][2]
             if mine:
                 summary.enriched += 1
-                summary.no_vector += key in vectorless
+                summary.no_vector += k in vectorless
             else:
                 summary.neighbours += 1
         elif response.status == 404:
             summary.gone += mine
+        elif response.status == 409:
+            summary.conflicts += mine  # written meanwhile: done again from what is there
         elif mine:
             summary.failed += 1
+    _drop_erased(client, alias, written, policy, retrying)
+
+
+def _stale_followers(
+    client: Elasticsearch,
+    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]],
+    retrying: Callable[..., Any],
+) -> dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]]:
+    """Of the turns after this page's events, those enriched already whose context
+    lacks one of them (an event stored late), read in real time: a search may not show
+    yet that a turn was enriched a moment ago."""
+    if not late:
+        return {}
+    targets = {k: str(hit["_routing"]) for k, (hit, _, _) in late.items()}
+    read = functools.partial(context.read_enriched, client, targets)
+    stale = {}
+    for current in retrying(read, what="read the turns after them"):
+        k = context.key(current)
+        _, doc, before = late[k]
+        if context.listed(current, context.CONTEXT_OF_FIELD) != doc[context.CONTEXT_OF_FIELD]:
+            stale[k] = (current, doc, before)
+    return stale
+
+
+def _drop_erased(
+    client: Elasticsearch,
+    alias: str,
+    written: dict[context.Key, list[_Hit]],
+    policy: RetryPolicy,
+    retrying: Callable[..., Any],
+) -> None:
+    """Rebuild the contexts just written that hold a turn erased since it was read.
+
+    An erasure removes its events, refreshes, then rebuilds the contexts that hold
+    them: a context written before that refresh is found by it; one written after
+    the removal is caught here, since the removal shows in a real-time read."""
+    turns = {context.key(turn): turn for before in written.values() for turn in before}
+    erased = retrying(
+        functools.partial(context.gone, client, turns.values()), what="check the turns read"
+    )
+    if not erased:
+        return
+    targets = [
+        (k, str(before[-1]["_routing"]))
+        for k, before in written.items()
+        if any(str(turn["_id"]) in erased for turn in before)
+    ]
+    context.repair(client, alias, targets, exclude=erased, policy=policy)
 
 
 def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
@@ -285,10 +352,10 @@ def _check_fields(client: Elasticsearch, alias: str) -> None:
     except NotFoundError:
         return  # nothing to enrich: the pass finds no event
     for index, entry in sorted(mappings.items()):
-        if CONTEXT_FIELD not in entry.get("mappings", {}).get("properties", {}):
+        properties = entry.get("mappings", {}).get("properties", {})
+        if CONTEXT_FIELD not in properties or CONTEXT_OF_FIELD not in properties:
             raise IndexerError(
-                f"The index {index} has no fields for stems and context: an earlier "
-                "release made it.",
+                f"The index {index} lacks fields of the context rule: an earlier release made it.",
                 hint="Run `session-recall setup` once; it adds them to the existing indices.",
             )
 
@@ -442,7 +509,7 @@ def _embedding(
 
 def _embed(embedder: Embedder, hits: list[_Hit]) -> _Embedded:
     """The vectors `hits` lack, and their fields (run in the embedding thread)."""
-    lacking = [hit for hit in hits if embedder.model_id not in _listed(hit, MODELS_FIELD)]
+    lacking = [hit for hit in hits if embedder.model_id not in context.listed(hit, MODELS_FIELD)]
     if not lacking:
         return _Embedded(embedder.model_id, [], [], [])
     try:
@@ -466,128 +533,11 @@ def _add_vectors(
         return set()
     empty = set()
     for hit, vector, doc in zip(embedded.lacking, embedded.vectors, embedded.fields, strict=True):
-        doc[MODELS_FIELD] = sorted({*_listed(hit, MODELS_FIELD), embedded.model_id})
-        fields[_key(hit)].update(doc)
+        doc[MODELS_FIELD] = sorted({*context.listed(hit, MODELS_FIELD), embedded.model_id})
+        fields[context.key(hit)].update(doc)
         if vector is None:
-            empty.add(_key(hit))
+            empty.add(context.key(hit))
     return empty
-
-
-@dataclass(frozen=True)
-class _Window:
-    turns: list[_Hit]
-    first: bool  # it starts at the session's first turn
-    last: bool  # it ends at the session's last turn
-
-
-def _sessions(
-    client: Elasticsearch, alias: str, hits: list[_Hit]
-) -> dict[tuple[str, str], _Window]:
-    """Each session of `hits`: its turns in order, from twice `CONTEXT_REACH` before the
-    page's first of it to as many after its last (one `msearch`), and whether they
-    reach the session's first turn and its last (fewer were found than asked for)."""
-    spans: dict[tuple[str, str], list[_Hit]] = {}
-    for hit in hits:
-        source = hit["_source"]
-        spans.setdefault((source["user_id"], source["session_id"]), []).append(hit)
-    searches: list[dict[str, Any]] = []
-    ascending = event_order()
-    descending = [{field: "desc" for field in key} for key in ascending]
-    for (user, session), mine in spans.items():
-        scope = [{"term": {"user_id": user}}, {"term": {"session_id": session}}]
-        first, last = mine[0]["sort"], mine[-1]["sort"]
-        bounds = {
-            "gte": Instant(first[0]).to_elasticsearch(),
-            "lte": Instant(last[0]).to_elasticsearch(),
-        }
-        span = {"range": {"timestamp": bounds}}
-        head = {"index": alias, "routing": user, "allow_partial_search_results": False}
-        common = {"_source": ["text", ENRICHED_FIELD], "track_total_hits": False}
-        searches += [
-            head,
-            {**common, "query": {"bool": {"filter": scope}}, "sort": descending,
-             "search_after": first, "size": 2 * CONTEXT_REACH},
-            head,
-            {**common, "query": {"bool": {"filter": [*scope, span]}}, "sort": ascending,
-             "size": _SPAN},
-            head,
-            {**common, "query": {"bool": {"filter": scope}}, "sort": ascending,
-             "search_after": last, "size": 2 * CONTEXT_REACH},
-        ]  # fmt: skip
-    answers = client.msearch(searches=searches).body["responses"]
-    sessions: dict[tuple[str, str], _Window] = {}
-    for i, key in enumerate(spans):
-        found: dict[tuple[str, str], _Hit] = {}
-        looks = answers[3 * i : 3 * i + 3]
-        for answer in looks:
-            if "error" in answer:
-                raise IndexerError(f"Reading a session's turns failed: {answer['error']}.")
-            for turn in answer["hits"]["hits"]:
-                found[_key(turn)] = turn
-        before, after = (len(looks[j]["hits"]["hits"]) for j in (0, 2))
-        turns = sorted(found.values(), key=lambda turn: turn["sort"])
-        sessions[key] = _Window(turns, before < 2 * CONTEXT_REACH, after < 2 * CONTEXT_REACH)
-    return sessions
-
-
-def _contexts(
-    hits: list[_Hit],
-    sessions: dict[tuple[str, str], _Window],
-    fields: dict[tuple[str, str], dict[str, Any]],
-) -> dict[tuple[str, str], _Hit]:
-    """Add stems, context and the mark of each of `hits` to `fields`, and the new
-    context of each turn beside one of them that was enriched before; those turns."""
-    mine = {_key(hit): hit for hit in hits}
-    neighbours: dict[tuple[str, str], _Hit] = {}
-    reach = CONTEXT_REACH
-    for window in sessions.values():
-        turns = window.turns
-        terms = [stems(turn["_source"].get("text", "")) for turn in turns]
-        for i, turn in enumerate(turns):
-            key = _key(turn)
-            if key in mine:
-                fields[key].update(
-                    {
-                        STEMS_FIELD: terms[i],
-                        CONTEXT_FIELD: _context(terms, i),
-                        ENRICHED_FIELD: sorted({*_listed(mine[key], ENRICHED_FIELD), CONTEXT_MARK}),
-                    }
-                )
-                continue
-            beside = any(_key(t) in mine for t in turns[max(i - reach, 0) : i + reach + 1])
-            # Its own neighbours are all in the window (or it is at the session's end).
-            inside = (i >= reach or window.first) and (i + reach < len(turns) or window.last)
-            if beside and inside and CONTEXT_MARK in _listed(turn, ENRICHED_FIELD):
-                fields.setdefault(key, {})[CONTEXT_FIELD] = _context(terms, i)
-                neighbours[key] = turn
-    return neighbours
-
-
-def _context(terms: list[str], i: int) -> str:
-    reach = CONTEXT_REACH
-    before = [_head(t) for t in terms[max(i - reach, 0) : i]]
-    after = [_head(t) for t in terms[i + 1 : i + 1 + reach]]
-    return " ".join(part for part in [*before, terms[i], *after] if part)
-
-
-def _head(terms: str) -> str:
-    return " ".join(terms.split(" ", _NEIGHBOUR_TERMS)[:_NEIGHBOUR_TERMS])
-
-
-def _listed(hit: _Hit, field: str) -> list[str]:
-    value = hit["_source"].get(field) or []
-    return [value] if isinstance(value, str) else list(value)
-
-
-def _key(hit: _Hit) -> tuple[str, str]:
-    return (str(hit["_index"]), str(hit["_id"]))
-
-
-def _update(hit: _Hit, key: tuple[str, str], doc: dict[str, Any]) -> bulk.Action:
-    target = {"_index": key[0], "_id": key[1], "retry_on_conflict": 3}
-    if hit.get("_routing") is not None:
-        target["routing"] = hit["_routing"]
-    return {"update": target}, orjson.dumps({"doc": doc}, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def map_vector_field(client: Elasticsearch, alias: str, embedder: Embedder) -> None:

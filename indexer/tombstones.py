@@ -31,6 +31,9 @@ MAPPING: dict[str, Any] = {
         "inbox_id": _KEYWORD,
         "event_id": _KEYWORD,
         "erased_at": {"type": "date_nanos"},
+        # A repair under way (`kind: repair`): the events being removed, whose
+        # contexts are rebuilt once they are gone (`erasure.forgetting`).
+        "ids": {"type": "keyword", "index": False, "doc_values": False},
     },
 }
 # Few documents, read on every bulk: one shard, and a replica wherever there is a node
