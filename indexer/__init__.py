@@ -12,7 +12,13 @@ from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
 from session_recall.indexer.enrichment import EnrichmentSummary, enrich, follow, pending
-from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
+from session_recall.indexer.erasure import (
+    ErasurePreview,
+    ErasureResult,
+    erase,
+    forgetting,
+    preview_erasure,
+)
 from session_recall.indexer.errors import (
     AliasMissing,
     EmbeddingModelChanged,
@@ -77,6 +83,7 @@ __all__ = [
     "erase",
     "follow",
     "follow_file",
+    "forgetting",
     "ingest",
     "parse_line",
     "parse_object",

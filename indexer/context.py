@@ -209,14 +209,17 @@ def repair(
         if not pending:
             return rewritten
         current = read_enriched(client, pending)
-        actions = []
+        changed, actions = [], []
         windows = _before(client, alias, current, exclude=exclude)
         for hit, turns in zip(current, windows, strict=True):
             terms = turn_terms([*turns, hit])
-            actions.append(update(hit, context_fields([*turns, hit], terms, len(turns))))
+            doc = context_fields([*turns, hit], terms, len(turns))
+            if listed(hit, CONTEXT_OF_FIELD) != doc[CONTEXT_OF_FIELD]:  # else true already
+                changed.append(hit)
+                actions.append(update(hit, doc))
         responses = bulk.send(client, actions, policy=policy, stats=stats or BulkStats())
         retry: dict[Key, str] = {}
-        for hit, response in zip(current, responses, strict=True):
+        for hit, response in zip(changed, responses, strict=True):
             if 200 <= response.status < 300:
                 rewritten += 1
             elif response.status == 409:
@@ -254,6 +257,23 @@ def repair_erased(
     if not targets:
         return 0
     return repair(client, alias, targets.items(), exclude=erased, policy=policy)
+
+
+def repair_reaching_before(
+    client: Elasticsearch, alias: str, boundary: Instant, *, policy: RetryPolicy
+) -> int:
+    """Rebuild the contexts of the events from `boundary` on that hold turns from
+    before it: after `prune` removed every partition that ends by `boundary`, they
+    hold turns that are gone. Found from the boundary alone, so running it again after
+    a prune that stopped half-way finds them still."""
+    client.indices.refresh(index=alias)
+    since = {"range": {CONTEXT_SINCE_FIELD: {"lt": boundary.to_elasticsearch()}}}
+    stamped = {"range": {"timestamp": {"gte": boundary.to_elasticsearch()}}}
+    query = {"bool": {"filter": [since, stamped]}}
+    targets = {
+        key(hit): str(hit["_routing"]) for hit in search_all(client, alias, query, routing=None)
+    }
+    return repair(client, alias, targets.items(), policy=policy)
 
 
 def search_all(

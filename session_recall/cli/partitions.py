@@ -11,7 +11,7 @@ from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import compaction
-from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
+from session_recall.indexer.layout import StoredIndex, ending_before, prune_partitions
 from session_recall.indexer.layout import stored_indices as list_stored
 from session_recall.indexer.migration import DEFAULT_PAGE, MoveSummary, move, plan
 
@@ -65,7 +65,7 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
             "changed. Run again with --yes to delete them."
         )
         return
-    delete_partitions(app.client, doomed)
+    prune_partitions(app.client, app.settings.index, doomed, cutoff)
     click.echo(f"Deleted {len(doomed)} partition(s), {events} event(s).")
 
 

@@ -13,6 +13,7 @@ import json
 import random
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from session_recall.cli import main
+from session_recall.config import Settings
 from session_recall.core.instant import Instant
 from session_recall.core.stems import stems
 from session_recall.embeddings import StaticEmbedder
@@ -257,3 +259,118 @@ def test_contexts_around_erasures_are_rebuilt_with_the_turns_that_remain(
     _assert_contexts_complete(es, alias, kept)
     text = sources(es, alias)
     assert all(t.word not in text for t in turns if t.contact == "c1")
+
+
+# The adapters' erasures: pop_item and clear_session (OpenAI Agents SDK), delete_memory
+# (ADK). Each leaves a turn after the erased one, whose context held it.
+
+
+def _agents_session(es_url: str, alias: str, user: str) -> Any:
+    from session_recall.integrations.openai_agents import SessionRecallSession
+    from session_recall.integrations.store import EventStore
+
+    store = EventStore(
+        Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_EMBEDDER="none"), index=alias
+    )
+    return SessionRecallSession("chat", user_id=user, store=store)
+
+
+def _after(es: Elasticsearch, alias: str, user: str, session: str, text: str) -> None:
+    """A turn of another surface (no item), stored after the session's items."""
+    later = Event(event_id="later", user_id=user, session_id=session, type="note", text=text,
+                  timestamp=Instant.now())  # fmt: skip
+    assert all(w.result.stored for w in Writer(es, alias).write([Submission(later)]))
+    es.indices.refresh(index=alias)
+
+
+async def test_pop_item_takes_the_items_words_from_the_turns_after_it(
+    es: Elasticsearch, es_url: str, alias: str
+):
+    session = _agents_session(es_url, alias, "agents-pop")
+    await session.add_items([{"role": "user", "content": "my locker code is qzlocker42"}])
+    _after(es, alias, "agents-pop", "chat", "noted, anything else")
+    enrich(es, alias, None)
+    assert "qzlocker42" in sources(es, alias)  # the note's context holds it
+    popped = await session.pop_item()
+    assert popped is not None and "qzlocker42" in str(popped)
+    assert "qzlocker42" not in sources(es, alias)
+    assert "anyth" in sources(es, alias), "the note stays, with its own words"
+
+
+async def test_clear_session_leaves_no_word_of_it(es: Elasticsearch, es_url: str, alias: str):
+    session = _agents_session(es_url, alias, "agents-clear")
+    await session.add_items(
+        [{"role": "user", "content": f"step {n} of the plan qzplan{n}x"} for n in range(4)]
+    )
+    enrich(es, alias, None)
+    await session.clear_session()
+    text = sources(es, alias)
+    assert all(f"qzplan{n}x" not in text for n in range(4))
+
+
+async def test_adk_delete_memory_takes_the_memorys_words_from_the_memories_after_it(
+    es: Elasticsearch, es_url: str, alias: str
+):
+    from google.adk.events.event import Event as AdkEvent
+    from google.adk.sessions.session import Session
+    from google.genai import types
+
+    from session_recall.integrations.adk import SessionRecallMemoryService
+
+    settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias,
+                        SESSION_RECALL_EMBEDDER="none")  # fmt: skip
+    service = SessionRecallMemoryService(settings=settings, mode="keyword")
+    texts = ["the gate is at the north entrance", "the alarm code is qzalarm77",
+             "thanks, see you there"]  # fmt: skip
+    events = [
+        AdkEvent(id=f"m-{n}", invocation_id=f"i-{n}", author="user", timestamp=1_700_000_000 + n,
+                 content=types.Content(parts=[types.Part(text=text)]))
+        for n, text in enumerate(texts)
+    ]  # fmt: skip
+    session = Session(app_name="shop", user_id="ana", id="visit", last_update_time=1, events=events)
+    await service.add_session_to_memory(session)
+    enrich(es, alias, None)
+    assert "qzalarm77" in sources(es, alias)
+    await service.delete_memory(app_name="shop", user_id="ana", memory_id="m-1")
+    text = sources(es, alias)
+    assert "qzalarm77" not in text and "alarm" not in text
+    found = await service.search_memory(app_name="shop", user_id="ana", query="alarm code")
+    assert found.memories == []
+
+
+def test_prune_takes_the_pruned_turns_words_from_the_turns_after_them(
+    es: Elasticsearch, es_url: str, alias: str
+):
+    """A session across a month's end: pruning the month leaves the next month's first
+    turns with contexts of their own month's turns alone, also when run again."""
+    edge = Instant.parse("2026-05-01T00:00:00Z").nanos
+    turns = [
+        Event(event_id=f"p{n}", user_id="pruner", session_id="s", type="user_message",
+              text=f"part {n} word qzpart{n}x", timestamp=Instant(edge + (n - 3) * 10**9))
+        for n in range(6)
+    ]  # fmt: skip
+    assert all(w.result.stored for w in Writer(es, alias).write(map(Submission, turns)))
+    es.indices.refresh(index=alias)
+    enrich(es, alias, None)
+    assert "qzpart0x" in json.dumps(
+        es.get(index=f"{alias}-2026.05", id=_id(es, alias, "p3"), routing="pruner")["_source"]
+    )
+    cli = ["--es-url", es_url, "--index", alias, "prune", "--before", "2026-05-01", "--yes"]
+    for _ in range(2):
+        pruned = CliRunner().invoke(main, cli)
+        assert pruned.exit_code == 0, pruned.output
+        text = sources(es, alias)
+        assert all(f"qzpart{n}x" not in text for n in range(3)), text
+        assert all(f"qzpart{n}x" in text for n in range(3, 6))
+    contexts = {
+        hit["_source"]["event_id"]: hit["_source"]["context"]
+        for hit in es.search(index=alias, query={"match_all": {}})["hits"]["hits"]
+    }
+    assert contexts["p3"] == "part 3 word qzpart3x"
+    assert contexts["p5"] == "part 3 word qzpart3x part 4 word qzpart4x part 5 word qzpart5x"
+
+
+def _id(es: Elasticsearch, alias: str, event_id: str) -> str:
+    es.indices.refresh(index=alias)
+    hits = es.search(index=alias, query={"term": {"event_id": event_id}})["hits"]["hits"]
+    return str(hits[0]["_id"])

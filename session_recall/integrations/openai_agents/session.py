@@ -36,7 +36,7 @@ from elasticsearch import ApiError, ConflictError, NotFoundError, TransportError
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.indexer import IndexerError, Scope
+from session_recall.indexer import IndexerError, Scope, forgetting
 from session_recall.indexer.deadline import Deadline
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
@@ -194,9 +194,13 @@ class SessionRecallSession(SessionABC):
         while hits := self._search(size=_POP_WINDOW, newest_first=True, after=after):
             for hit in hits:
                 item = stored_item(hit["_source"])
-                # An event of another surface that is no item is left alone.
-                if item is not None and self._claim(hit, deadline):
-                    self._store.client.indices.refresh(index=hit["_index"])  # gone for reads
+                if item is None:
+                    continue  # an event of another surface that is no item is left alone
+                # Once claimed, it is gone for reads, and from the turns' contexts too.
+                store = self._store
+                with forgetting(store.client, store.alias, self.user_id, [hit["_id"]]):
+                    claimed = self._claim(hit, deadline)
+                if claimed:
                     return item  # type: ignore[return-value]
             after = hits[-1]["sort"]  # all taken meanwhile, or none an item: look further back
         return None
