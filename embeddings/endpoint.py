@@ -35,6 +35,12 @@ DEFAULT_BATCH = 64
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_ATTEMPTS = 3
 DEFAULT_PAUSE_S = 30.0
+# Texts are cut to this many characters before they are sent: about 2,000 tokens of
+# English, inside the input limit of most served models (a tool's output of megabytes
+# would be refused whole). A model with a smaller limit is given its own.
+DEFAULT_MAX_CHARS = 8_000
+# Statuses that refuse what was sent rather than who sent it.
+_REFUSES_TEXTS = frozenset({400, 413, 422})
 _BACKOFF_S = (0.2, 1.0)
 
 
@@ -56,14 +62,16 @@ class EndpointEmbedder:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_attempts: int = DEFAULT_ATTEMPTS,
         paused_s: float = DEFAULT_PAUSE_S,
+        max_chars: int = DEFAULT_MAX_CHARS,
         query_prefix: str = "",
         passage_prefix: str = "",
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if dims < 1 or batch_size < 1 or max_attempts < 1:
-            raise ValueError("dims, batch_size and max_attempts must be positive")
+        if dims < 1 or batch_size < 1 or max_attempts < 1 or max_chars < 1:
+            raise ValueError("dims, batch_size, max_attempts and max_chars must be positive")
+        self._max_chars = max_chars
         base = url.rstrip("/")
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
         self._model = model
@@ -113,7 +121,8 @@ class EndpointEmbedder:
         vectors: list[Vector | None] = [None] * len(texts)
         for start in range(0, len(wanted), self._batch):
             batch = wanted[start : start + self._batch]
-            embedded = self._embed_batch(self._http, [prefix + texts[i] for i in batch])
+            cut = [prefix + texts[i][: self._max_chars] for i in batch]
+            embedded = self._embed_batch(self._http, cut)
             for i, vector in zip(batch, embedded, strict=True):
                 vectors[i] = vector
         return vectors
@@ -158,10 +167,16 @@ class EndpointEmbedder:
                 cause = f"status {response.status_code}"
                 continue
             if response.status_code >= 400:
+                status = response.status_code
+                of_texts = status in _REFUSES_TEXTS
                 raise EmbedderRefused(
-                    f"The embeddings endpoint refused the request ({response.status_code}): "
+                    f"The embeddings endpoint refused the request ({status}): "
                     f"{response.text[:200]}",
-                    hint="Check SESSION_RECALL_EMBEDDINGS_MODEL and the API key.",
+                    hint="Lower SESSION_RECALL_EMBEDDINGS_MAX_CHARS if the texts are too long "
+                    "for the model."
+                    if of_texts
+                    else "Check SESSION_RECALL_EMBEDDINGS_MODEL and the API key.",
+                    of_texts=of_texts,
                 )
             try:
                 return response.json()

@@ -11,7 +11,8 @@ from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOp
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.enrichment import EnrichmentSummary, enrich, follow, pending
+from session_recall.indexer.enricher import Enricher, follow
+from session_recall.indexer.enrichment import EnrichmentSummary, enrich, pending, refused
 from session_recall.indexer.erasure import (
     ErasurePreview,
     ErasureResult,
@@ -48,6 +49,7 @@ __all__ = [
     "BatchingOptions",
     "DeadLetter",
     "EmbeddingModelChanged",
+    "Enricher",
     "EnrichmentSummary",
     "ErasureIncomplete",
     "ErasurePreview",
@@ -90,6 +92,7 @@ __all__ = [
     "pending",
     "preview_erasure",
     "read_stream",
+    "refused",
     "to_document",
     "tombstone_index",
 ]

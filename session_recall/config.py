@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
@@ -78,6 +79,11 @@ class Settings(BaseSettings):
     embeddings_query_prefix: str = Field(default="", alias="SESSION_RECALL_EMBEDDINGS_QUERY_PREFIX")
     embeddings_passage_prefix: str = Field(
         default="", alias="SESSION_RECALL_EMBEDDINGS_PASSAGE_PREFIX"
+    )
+    # Texts are cut to this many characters before they are sent to the endpoint: its
+    # model's input limit (a text over it is refused, and then goes without a vector).
+    embeddings_max_chars: int = Field(
+        default=DEFAULT_MAX_CHARS, ge=1, alias="SESSION_RECALL_EMBEDDINGS_MAX_CHARS"
     )
 
     @field_validator("elasticsearch_url")

@@ -32,6 +32,7 @@ def embedder_for(settings: Settings) -> Embedder | None:
             api_key=None if key is None else key.get_secret_value(),
             query_prefix=settings.embeddings_query_prefix,
             passage_prefix=settings.embeddings_passage_prefix,
+            max_chars=settings.embeddings_max_chars,
         )
     if settings.embedder in ("e5-small", "minilm"):
         return TransformerEmbedder(settings.embedder, settings.models_folder)

@@ -12,7 +12,7 @@ from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
-from session_recall.indexer import EnrichmentSummary, enrich, follow, pending
+from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
 
 
@@ -60,7 +60,10 @@ def embed(
     client = app.client
     alias = app.settings.index
     if status_only:
-        click.echo(f"{pending(client, alias, embedder)} event(s) await enrichment.")
+        line = f"{pending(client, alias, embedder)} event(s) await enrichment"
+        if count := refused(client, alias, embedder):
+            line += f"; {count} text(s) the model refused are kept without its vector"
+        click.echo(line + ".")
         return
     if keep_following:
         stop = threading.Event()

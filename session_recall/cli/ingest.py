@@ -35,7 +35,7 @@ from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer import enrich as enrich_events
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
-from session_recall.indexer.enrichment import Enricher
+from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.errors import PrivilegeMissing, WriteUnavailable
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,

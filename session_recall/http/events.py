@@ -48,7 +48,8 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enrichment import Enricher, EnrichmentSummary
+from session_recall.indexer.enricher import Enricher
+from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
 from session_recall.indexer.results import refusal
@@ -124,6 +125,9 @@ def events_group(
             batcher.failing(),
             dict(writer.refused_partitions),
             enrichment_pending=enricher.pending if enricher else None,
+            enrichment_refused=enricher.refused if enricher else 0,
+            embedder_error=enricher.embedder_error if enricher else None,
+            enrichment_problem=enricher.problem if enricher else None,
         )
     )
 
