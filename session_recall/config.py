@@ -3,16 +3,22 @@
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from elastic_transport.client_utils import url_to_node_config
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
+# Where `tokens issue` keeps the key serve's own tokens are signed with, under home.
+TOKEN_KEY_FILE = "token.key"
+# HS256 wants a key of at least its hash's size.
+MIN_TOKEN_KEY_BYTES = 32
 
 
 def default_home() -> Path:
@@ -32,8 +38,9 @@ class Settings(BaseSettings):
 
     Read from `ELASTICSEARCH_URL`, `ELASTICSEARCH_API_KEY`, `ELASTICSEARCH_USERNAME`,
     `ELASTICSEARCH_PASSWORD`, `ELASTICSEARCH_CA_CERTS`, `SESSION_RECALL_INDEX`,
-    `SESSION_RECALL_HOME` and `SESSION_RECALL_CURSOR_KEY`. Secrets are `SecretStr`, so
-    they never show in a repr, a log line or an error.
+    `SESSION_RECALL_HOME`, `SESSION_RECALL_CURSOR_KEY`, serve's token settings
+    (`SESSION_RECALL_TOKEN_KEY`, `SESSION_RECALL_IDP_*`) and the embedder's. Secrets
+    are `SecretStr`, so they never show in a repr, a log line or an error.
     """
 
     # Fields are read from the environment by their aliases alone. populate_by_name lets
@@ -57,6 +64,19 @@ class Settings(BaseSettings):
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+    # The key of serve's own user tokens, kept apart from the cursor key: a cursor key
+    # that leaks lets one forge cursors, which stay pinned to their user's searches; a
+    # token key that leaks lets one mint a token for any user. Unset: `home/token.key`,
+    # made by the first `tokens issue` (see `token_signing_key`).
+    token_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_TOKEN_KEY")
+    # An identity provider whose tokens serve takes too: its key set, issuer, the
+    # audience its tokens name for serve, the claim that holds the user, and the claim
+    # that holds an ADK app (unset: its tokens name plain users).
+    idp_jwks_url: str | None = Field(default=None, alias="SESSION_RECALL_IDP_JWKS_URL")
+    idp_issuer: str | None = Field(default=None, alias="SESSION_RECALL_IDP_ISSUER")
+    idp_audience: str | None = Field(default=None, alias="SESSION_RECALL_IDP_AUDIENCE")
+    idp_user_claim: str = Field(default="sub", min_length=1, alias="SESSION_RECALL_IDP_USER_CLAIM")
+    idp_app_claim: str | None = Field(default=None, alias="SESSION_RECALL_IDP_APP_CLAIM")
     # Semantic recall (see `session_recall.embedders`): the offline static model by
     # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
     embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
@@ -138,6 +158,7 @@ class Settings(BaseSettings):
                 hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
                 "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
+        _identity_provider(self)
         if _ALIAS.fullmatch(self.index) is None:
             raise ConfigurationError(
                 f"SESSION_RECALL_INDEX (--index): {self.index!r} is not a usable index alias.",
@@ -165,6 +186,27 @@ class Settings(BaseSettings):
         configured = None if self.cursor_key is None else self.cursor_key.get_secret_value()
         return load_cursor_key(self.home, configured)
 
+    def token_signing_key(self, *, create: bool = False) -> bytes | None:
+        """The key of serve's own tokens: `SESSION_RECALL_TOKEN_KEY`, else the one kept
+        in `home/token.key`, made when `create` (None when there is none)."""
+        if self.token_key is not None:
+            return configured_key(
+                self.token_key.get_secret_value(),
+                variable="SESSION_RECALL_TOKEN_KEY",
+                min_bytes=MIN_TOKEN_KEY_BYTES,
+            )
+        path, lost = self.token_key_file, "every token issued before stops working"
+        if create:
+            return kept_key(path, lost=lost)
+        try:
+            return read_key(path, lost=lost)
+        except FileNotFoundError:
+            return None
+
+    @property
+    def token_key_file(self) -> Path:
+        return self.home / TOKEN_KEY_FILE
+
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with the given fields replaced, skipping the ones left at None."""
         given = {k: v for k, v in values.items() if v is not None}
@@ -185,6 +227,31 @@ def _one_credential(
         raise ConfigurationError(
             "A username needs a password and a password needs a username.",
             hint=f"Set both {prefix}USERNAME and {prefix}PASSWORD.",
+        )
+
+
+def _identity_provider(settings: Settings) -> None:
+    """An identity provider is its key set, issuer and audience, all three; its keys
+    come over HTTPS (in the clear, anyone on the way could swap them), or from this
+    host."""
+    values = {
+        "SESSION_RECALL_IDP_JWKS_URL": settings.idp_jwks_url,
+        "SESSION_RECALL_IDP_ISSUER": settings.idp_issuer,
+        "SESSION_RECALL_IDP_AUDIENCE": settings.idp_audience,
+    }
+    missing = [name for name, value in values.items() if not value]
+    given = settings.idp_app_claim or settings.idp_user_claim != "sub"
+    if missing and (len(missing) < len(values) or given):
+        raise ConfigurationError(
+            f"An identity provider needs {', '.join(missing)} too.",
+            hint="Set its JWKS URL, its issuer and the audience its tokens name for serve.",
+        )
+    url = urlsplit(settings.idp_jwks_url or "")
+    local = url.hostname in ("localhost", "127.0.0.1", "::1")
+    if settings.idp_jwks_url and not (url.scheme == "https" or (url.scheme == "http" and local)):
+        raise ConfigurationError(
+            "SESSION_RECALL_IDP_JWKS_URL must be an https:// URL (http:// only on this host).",
+            hint="Give the provider's JWKS URL, e.g. https://idp.example.com/.well-known/jwks.json.",
         )
 
 

@@ -14,11 +14,13 @@ from starlette.routing import Route
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
 from session_recall.indexer.deadline import Deadline
+from session_recall.security.tokens import Action
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
@@ -62,6 +64,7 @@ def erasure_group(services: Services) -> RouteGroup:
         routes=[Route(path, endpoint(make), methods=["DELETE"]) for path, make in ROUTES.items()],
         paths={path: operation(path) for path in ROUTES},
         models=[(ErasureResult, "serialization")],
+        needs={(path, "DELETE"): Needs(Action.ERASE) for path in ROUTES},
     )
 
 
@@ -79,6 +82,7 @@ _OPERATION: dict[str, Any] = {
         },
         "400": error_spec("An id in the path is empty, too long, or holds a slash"),
         "401": error_spec("The bearer token is missing or wrong"),
+        "403": FORBIDDEN,
         "500": error_spec("Elasticsearch refused the erasure; the hint says why"),
         "503": error_spec(
             "Elasticsearch unavailable, the alias not set up, or the erasure not finished "

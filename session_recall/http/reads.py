@@ -17,10 +17,12 @@ from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.query import read_query
 from session_recall.recall import RecallPage, Searchers, SessionsPage
+from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for
 
 SESSIONS = "/v1/users/{user}/sessions"
@@ -103,6 +105,7 @@ def reads_group(services: Services) -> RouteGroup:
             ),
         },
         models=[(SessionsPage, "serialization"), (RecallPage, "serialization")],
+        needs={(SESSIONS, "GET"): Needs(Action.READ), (EVENTS, "GET"): Needs(Action.READ)},
     )
 
 
@@ -121,6 +124,7 @@ def _operation(
                 },
                 "400": error_spec("A query parameter is unknown or cannot be read."),
                 "401": error_spec("The bearer token is missing or wrong."),
+                "403": FORBIDDEN,
                 "422": error_spec("A page size, page or cursor is out of bounds or foreign."),
                 "500": error_spec("Elasticsearch refused the search; the hint says why."),
                 "503": error_spec(

@@ -25,6 +25,7 @@ from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
@@ -38,6 +39,7 @@ from session_recall.recall import (
 )
 from session_recall.recall.cross_conversation_settings import MAX_LOOKBACK_DAYS
 from session_recall.recall.pager import MAX_PAGE_SIZE
+from session_recall.security.tokens import Action
 from session_recall.tools import (
     TOOLS,
     BoundTool,
@@ -201,6 +203,7 @@ def recall_group(services: Services) -> RouteGroup:
             (RecallPage, "serialization"),
             (MemorySearchResult, "serialization"),
         ],
+        needs={(path, "POST"): Needs(Action.READ) for path in ENDPOINTS},
     )
 
 
@@ -239,6 +242,7 @@ def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
                 },
                 "400": error_spec("The query string or the body cannot be read."),
                 "401": error_spec("The bearer token is missing or wrong."),
+                "403": FORBIDDEN,
                 "415": error_spec("The body is not application/json."),
                 "422": {
                     "description": "The tool arguments (or the scope in the path) are invalid: "
