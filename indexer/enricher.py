@@ -22,6 +22,7 @@ from session_recall.indexer.enrichment import (
     enrich,
 )
 from session_recall.indexer.retry import RetryPolicy
+from session_recall.indexer.slices import EVERYTHING, Share
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +43,40 @@ def follow(
     on_pass: Callable[[EnrichmentSummary], None] | None = None,
     on_progress: Callable[[EnrichmentSummary], None] | None = None,
     on_failure: Callable[[Exception], None] | None = None,
+    share: Share = EVERYTHING,
 ) -> None:
     """Pass after pass until `stop` is set: the next pass starts when `wake` is set
     (a writer stored events) or after `poll_seconds`, at once when the last one had
     more to do, and after a growing pause when it failed or made no progress. A
-    failure is logged as a warning once, and again only when it changes."""
+    failure is logged as a warning once, and again only when it changes. `share` says
+    which events it takes at each pass (`slices`); it is left when the follower stops."""
     wake = wake or threading.Event()
-    policy = policy or FOLLOW_RETRY
+    try:
+        _follow(client, alias, embedder, stop=stop, wake=wake, poll_seconds=poll_seconds,
+                page_size=page_size, policy=policy or FOLLOW_RETRY, on_pass=on_pass,
+                on_progress=on_progress, on_failure=on_failure, share=share)  # fmt: skip
+    finally:
+        try:
+            share.leave()
+        except Exception as err:  # its leases lapse by themselves
+            log.debug("could not give back the enrichment leases: %s", err)
+
+
+def _follow(
+    client: Elasticsearch,
+    alias: str,
+    embedder: Embedder | None,
+    *,
+    stop: threading.Event,
+    wake: threading.Event,
+    poll_seconds: float,
+    page_size: int,
+    policy: RetryPolicy,
+    on_pass: Callable[[EnrichmentSummary], None] | None,
+    on_progress: Callable[[EnrichmentSummary], None] | None,
+    on_failure: Callable[[Exception], None] | None,
+    share: Share,
+) -> None:
     failures = 0
     logged: str | None = None  # the failure last warned of
     while not stop.is_set():
@@ -56,7 +84,7 @@ def follow(
         try:
             summary = enrich(
                 client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
-                on_progress=on_progress, yield_to=wake,
+                on_progress=on_progress, yield_to=wake, within=share.take(), keeps=share.keeps,
             )  # fmt: skip
         except Exception as err:  # a follower outlives any one failure
             failures += 1
@@ -102,6 +130,7 @@ class Enricher:
         poll_seconds: float = 1.0,
         page_size: int = DEFAULT_PAGE,
         on_pass: Callable[[EnrichmentSummary], None] | None = None,
+        share: Share = EVERYTHING,
     ) -> None:
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -124,6 +153,7 @@ class Enricher:
             on_progress=self._progress,
             on_pass=self._passed,
             on_failure=self._failed,
+            share=share,
         )
         self._thread = threading.Thread(
             target=self._run, name="session-recall-enricher", daemon=True

@@ -186,11 +186,22 @@ def phases(model_id: str | None) -> list[dict[str, Any]]:
     return found
 
 
-def pending(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
-    """How many events of `alias` await enrichment (0 when the alias does not exist)."""
-    query = pending_query(embedder.model_id if embedder else None)
+def pending(
+    client: Elasticsearch,
+    alias: str,
+    embedder: Embedder | None,
+    *,
+    within: dict[str, Any] | None = None,
+) -> int:
+    """How many events of `alias` (of the slices `within` selects) await enrichment
+    (0 when the alias does not exist)."""
+    query = _within(pending_query(embedder.model_id if embedder else None), within)
     answer = client.count(index=alias, query=query, ignore_unavailable=True)
     return int(answer["count"])
+
+
+def _within(query: dict[str, Any], within: dict[str, Any] | None) -> dict[str, Any]:
+    return query if within is None else {"bool": {"filter": [query, within]}}
 
 
 def refused(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
@@ -212,11 +223,16 @@ def enrich(
     stop: threading.Event | None = None,
     yield_to: threading.Event | None = None,
     page_bytes: int = PAGE_BYTES,
+    within: dict[str, Any] | None = None,
+    keeps: Callable[[], bool] | None = None,
 ) -> EnrichmentSummary:
     """One pass: enrich every event of `alias` pending at its start (and those stored
     meanwhile that sort after where it has got to), those without stems and context
     first. With `yield_to`, the backfill of vectors stops between two pages once it is
-    set (events were stored meanwhile: the next pass does them first).
+    set (events were stored meanwhile: the next pass does them first). `within`: the
+    filter of the slices this enricher takes (`slices`; all events without one);
+    `keeps`, asked between two pages, stops the pass when it answers False (the
+    enricher lost a slice to another).
 
     When the embedder fails, the pass goes on with stems and context and says so in
     `embedder_error`; the vectors come with a later pass. Raises `WriteUnavailable`
@@ -229,11 +245,13 @@ def enrich(
         retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
     model_id = embedder.model_id if embedder else None
     summary = EnrichmentSummary(model=model_id)
-    summary.missing = retrying(lambda: pending(client, alias, embedder), what="count the events")
+    count = functools.partial(pending, client, alias, embedder, within=within)
+    summary.missing = retrying(count, what="count the events")
     if on_progress is not None:
         on_progress(summary)
     stats = BulkStats()
-    for backfill, query in enumerate(phases(model_id)):
+    for backfill, phase in enumerate(phases(model_id)):
+        query = _within(phase, within)
         fetch = functools.partial(
             _fetch, client, alias, query, embedder, summary, retrying, page_size=page_size,
             page_bytes=page_bytes,
@@ -246,9 +264,9 @@ def enrich(
             while hits and not _stopped(stop):
                 if backfill and summary.embedder_error:
                     break  # a backfill is vectors alone: nothing to do without them
-                if backfill and _stopped(yield_to):
+                if (backfill and _stopped(yield_to)) or (keeps is not None and not keeps()):
                     summary.interrupted = True
-                    return summary
+                    break
                 following = fetch(hits[-1]["sort"], vectors)
                 _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
                 if on_progress is not None:
@@ -259,7 +277,19 @@ def enrich(
             for waiting in (vectors, following[1]):
                 if waiting is not None:
                     waiting.cancel()
+        if summary.interrupted:
+            break
+    _refreshed(client, alias, summary, retrying)
     return summary
+
+
+def _refreshed(
+    client: Elasticsearch, alias: str, summary: EnrichmentSummary, retrying: Callable[..., Any]
+) -> None:
+    """Make what the pass wrote searchable: the next pass, which may start at once,
+    must not find those events pending still, and embed them again."""
+    if summary.enriched or summary.neighbours:
+        retrying(lambda: client.indices.refresh(index=alias), what="refresh the events")
 
 
 def _fetch(

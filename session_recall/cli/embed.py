@@ -9,11 +9,14 @@ from contextlib import contextmanager
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.embed_workers import run_workers
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
+from session_recall.indexer.leases import Leased
+from session_recall.indexer.slices import Fixed, Slice
 
 
 @click.command("embed")
@@ -29,11 +32,33 @@ from session_recall.indexer.enrichment import DEFAULT_PAGE
     is_flag=True,
     help="Only print how many stored events await enrichment (the lag), and exit.",
 )
+@click.option(
+    "--slice",
+    "piece",
+    metavar="I/N",
+    help="Enrich only slice I of N of the sessions (0/2 and 1/2 are the two halves): "
+    "machines that share an alias each take one. Without it, a --follow shares the work "
+    "with the other followers of the alias by itself (leases).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Processes on this machine, each enriching a slice of its own (one core each, "
+    "for a local model).",
+)
 @click.option("--backfill", is_flag=True, hidden=True, help="The former name of one pass.")
 @page_size_option(DEFAULT_PAGE, "Events enriched and updated per request.")
 @pass_app
 def embed(
-    app: AppContext, keep_following: bool, status_only: bool, backfill: bool, page_size: int
+    app: AppContext,
+    keep_following: bool,
+    status_only: bool,
+    piece: str | None,
+    workers: int,
+    backfill: bool,
+    page_size: int,
 ) -> None:
     """Enrich stored events with stems, context and vectors, for memory_search.
 
@@ -46,6 +71,10 @@ def embed(
     `ingest` (stdin, --follow), after a model change, or after an outage of the
     embedder. Until an event is enriched, memory_search finds it by its own words.
 
+    Several enrichers share an alias by slices of its sessions: `--workers N` runs N
+    processes here, `--slice I/N` takes one slice (one per machine), and followers
+    (`--follow`, serve's replicas) share by themselves.
+
     Idempotent and resumable: run it again at any time, it carries on where it
     stopped. Exit 1 when some events could not be updated.
 
@@ -54,11 +83,15 @@ def embed(
       session-recall embed
       session-recall embed --follow
       session-recall embed --status
+      session-recall embed --workers 2
     """
     del backfill  # one pass is what it always did
+    share = _share(piece, workers)
     embedder = embedder_for(app.settings)
     client = app.client
     alias = app.settings.index
+    if workers > 1 and not status_only:
+        sys.exit(run_workers(app.settings, workers, follow=keep_following, page_size=page_size))
     if status_only:
         line = f"{pending(client, alias, embedder)} event(s) await enrichment"
         if count := refused(client, alias, embedder):
@@ -70,17 +103,33 @@ def embed(
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         click.echo("Enriching events as they are stored; Ctrl-C stops.", err=True)
         try:
-            follow(client, alias, embedder, stop=stop, page_size=page_size, on_pass=_report)
+            shared = share or Leased(client, alias)
+            follow(client, alias, embedder, stop=stop, page_size=page_size, on_pass=_report,
+                   share=shared)  # fmt: skip
         except KeyboardInterrupt:
             stop.set()
         click.echo(f"Stopped; {pending(client, alias, embedder)} event(s) await enrichment.")
         return
+    within = share.take() if share else None
     with _progress() as report:
-        summary = enrich(client, alias, embedder, page_size=page_size, on_progress=report)
+        summary = enrich(
+            client, alias, embedder, page_size=page_size, on_progress=report, within=within
+        )
     refresh(client, alias)
     click.echo(summary.line())
     if summary.failed or summary.embedder_error:
         sys.exit(1)
+
+
+def _share(piece: str | None, workers: int) -> Fixed | None:
+    if piece is None:
+        return None
+    if workers > 1:
+        raise click.UsageError("--slice and --workers are one or the other: a worker is a slice.")
+    try:
+        return Fixed(Slice.parse(piece))
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--slice") from None
 
 
 def _report(summary: EnrichmentSummary) -> None:

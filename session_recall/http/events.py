@@ -55,6 +55,7 @@ from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
+from session_recall.indexer.leases import Leased
 from session_recall.indexer.results import refusal
 from session_recall.indexer.retry import RetryPolicy
 from session_recall.security.tokens import Action, Grant
@@ -114,6 +115,8 @@ def events_group(
             services.settings.index,
             embedder_for(services.settings),
             on_pass=_give_back_after,
+            # serve's replicas share the work by leases on slices of the sessions.
+            share=Leased(services.client, services.settings.index),
         )
         if services.enrich
         else None
