@@ -63,6 +63,7 @@ class EndpointEmbedder:
         max_attempts: int = DEFAULT_ATTEMPTS,
         paused_s: float = DEFAULT_PAUSE_S,
         max_chars: int = DEFAULT_MAX_CHARS,
+        budget_s: float | None = None,
         query_prefix: str = "",
         passage_prefix: str = "",
         transport: httpx.BaseTransport | None = None,
@@ -72,6 +73,9 @@ class EndpointEmbedder:
         if dims < 1 or batch_size < 1 or max_attempts < 1 or max_chars < 1:
             raise ValueError("dims, batch_size, max_attempts and max_chars must be positive")
         self._max_chars = max_chars
+        # A batch's tries, the pauses between them included, end within this (a caller's
+        # deadline: an adapter's store); none: `max_attempts` tries of `timeout_s` each.
+        self._budget_s = budget_s
         base = url.rstrip("/")
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
         self._model = model
@@ -155,11 +159,18 @@ class EndpointEmbedder:
     def _post(self, http: httpx.Client, texts: list[str]) -> Any:
         body = {"model": self._model, "input": texts, "encoding_format": "float"}
         cause = ""
+        ends = None if self._budget_s is None else self._clock() + self._budget_s
         for attempt in range(self._attempts):
             if attempt:
-                self._sleep(random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1))
+                pause = random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1)
+                if ends is not None and self._clock() + pause >= ends:
+                    break
+                self._sleep(pause)
+            left = None if ends is None else ends - self._clock()
+            if left is not None and left <= 0:
+                break
             try:
-                response = http.post(self._url, json=body)
+                response = http.post(self._url, json=body, timeout=left or httpx.USE_CLIENT_DEFAULT)
             except httpx.HTTPError as err:  # no connection, a timeout, a broken answer
                 cause = type(err).__name__
                 continue

@@ -22,7 +22,6 @@ from session_recall.indexer.erasure import (
 )
 from session_recall.indexer.errors import (
     AliasMissing,
-    EmbeddingModelChanged,
     ErasureIncomplete,
     IndexerError,
     InvalidEvent,
@@ -48,7 +47,6 @@ __all__ = [
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
-    "EmbeddingModelChanged",
     "Enricher",
     "EnrichmentSummary",
     "ErasureIncomplete",

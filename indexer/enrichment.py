@@ -73,14 +73,9 @@ from session_recall.indexer.errors import (
     VectorFieldsMissing,
     refusal_reason,
 )
-from session_recall.indexer.page_vectors import (
-    REFUSALS_FIELD,
-    REFUSED_FIELD,
-    PageVectors,
-    embedding,
-)
+from session_recall.indexer.page_vectors import PageVectors, embedding
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
-from session_recall.indexer.vectors import mapped_models
+from session_recall.indexer.vectors import REFUSALS_FIELD, REFUSED_FIELD, mapped_models
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

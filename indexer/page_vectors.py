@@ -15,11 +15,8 @@ from typing import Any
 
 from session_recall.embeddings import MODELS_FIELD, Embedder, EmbeddingError, embed_isolated
 from session_recall.indexer import context
-from session_recall.indexer.vectors import vector_fields
+from session_recall.indexer.vectors import REFUSALS_FIELD, REFUSED_FIELD, vector_fields
 
-# The models that refused an event's text, and each one's reason (not searchable).
-REFUSED_FIELD = "embedding_refused"
-REFUSALS_FIELD = "embedding_refusals"
 # A reason as the server gave it can be long; its gist is enough to act on.
 _MAX_REASON = 300
 

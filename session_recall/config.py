@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
         default="static", alias="SESSION_RECALL_EMBEDDER"
     )
+    # Whether serve and the framework adapters run the enrichment pass in the background
+    # (stems, context, vectors); off, run `session-recall embed --follow` beside them.
+    enrich: bool = Field(default=True, alias="SESSION_RECALL_ENRICH")
     # Where `session-recall models fetch` puts a local encoder's weights (e5-small,
     # minilm); by default under the home folder.
     models: Path | None = Field(default=None, alias="SESSION_RECALL_MODELS")

@@ -13,10 +13,12 @@ from session_recall.cli.embed_workers import run_workers
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
+from session_recall.embeddings import Embedder
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
 from session_recall.indexer.leases import Leased
 from session_recall.indexer.slices import Fixed, Slice
+from session_recall.indexer.vectors import drop_model, stored_models
 
 
 @click.command("embed")
@@ -48,6 +50,13 @@ from session_recall.indexer.slices import Fixed, Slice
     help="Processes on this machine, each enriching a slice of its own (one core each, "
     "for a local model).",
 )
+@click.option(
+    "--drop-model",
+    "drop",
+    metavar="MODEL_ID",
+    help="Remove this model's vectors from every event (after a model change, once the "
+    "new model's are in), and exit. `embed --status` names the models stored.",
+)
 @click.option("--backfill", is_flag=True, hidden=True, help="The former name of one pass.")
 @page_size_option(DEFAULT_PAGE, "Events enriched and updated per request.")
 @pass_app
@@ -57,6 +66,7 @@ def embed(
     status_only: bool,
     piece: str | None,
     workers: int,
+    drop: str | None,
     backfill: bool,
     page_size: int,
 ) -> None:
@@ -84,12 +94,16 @@ def embed(
       session-recall embed --follow
       session-recall embed --status
       session-recall embed --workers 2
+      session-recall embed --drop-model wordllama-l2-supercat-64-v1
     """
     del backfill  # one pass is what it always did
     share = _share(piece, workers)
     embedder = embedder_for(app.settings)
     client = app.client
     alias = app.settings.index
+    if drop is not None:
+        _drop(app, drop, embedder)
+        return
     if workers > 1 and not status_only:
         sys.exit(run_workers(app.settings, workers, follow=keep_following, page_size=page_size))
     if status_only:
@@ -97,6 +111,8 @@ def embed(
         if count := refused(client, alias, embedder):
             line += f"; {count} text(s) the model refused are kept without its vector"
         click.echo(line + ".")
+        if stored := stored_models(client, alias):
+            click.echo(f"Vectors stored, by model: {', '.join(sorted(stored))}.")
         return
     if keep_following:
         stop = threading.Event()
@@ -119,6 +135,23 @@ def embed(
     click.echo(summary.line())
     if summary.failed or summary.embedder_error:
         sys.exit(1)
+
+
+def _drop(app: AppContext, model_id: str, embedder: Embedder | None) -> None:
+    if embedder is not None and embedder.model_id == model_id:
+        raise click.UsageError(
+            f"{model_id!r} is the model in use (SESSION_RECALL_EMBEDDER): configure the new "
+            "one, let `embed` fill its vectors, then drop the old."
+        )
+    stored = stored_models(app.client, app.settings.index)
+    if model_id not in stored:
+        known = ", ".join(sorted(stored)) or "none"
+        raise click.BadParameter(
+            f"no event holds vectors of {model_id!r} (stored: {known}).",
+            param_hint="--drop-model",
+        )
+    dropped = drop_model(app.client, app.settings.index, model_id)
+    click.echo(f"Removed the vectors of {model_id!r} from {dropped} event(s).")
 
 
 def _share(piece: str | None, workers: int) -> Fixed | None:

@@ -1,7 +1,13 @@
 """What every framework adapter does with the library: store events so that they are
 searchable when the call returns, erase a scope, and search one user's memory, each
 within a deadline, from worker threads (the frameworks call from an event loop and
-hand the work to `asyncio.to_thread`)."""
+hand the work to `asyncio.to_thread`).
+
+An adapter-only deployment runs no `serve`: its store runs the enrichment pass in a
+thread of its own from its first write (stems, context, and the vectors a model
+change leaves missing), sharing the work with any other enricher of the alias by
+leases, and stops it on `close()` (or at exit). `SESSION_RECALL_ENRICH=false` turns it
+off, for a deployment that runs `session-recall embed --follow` or serve beside."""
 
 import contextlib
 import threading
@@ -13,6 +19,8 @@ from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
 from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.enricher import Enricher
+from session_recall.indexer.leases import Leased
 from session_recall.recall import AsyncMemorySearcher, MemorySearcher
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -37,8 +45,12 @@ class EventStore:
         self.alias = settings.index
         self.timeout = timeout
         self.client = make_client(settings, **failover_only(settings), request_timeout=timeout)
-        self.embedder = embedder_for(settings)
+        # An endpoint's tries end within half the store's deadline: the write, and its
+        # refresh, have the other half (an outage of the embedder stores without vectors).
+        self.embedder = embedder_for(settings, within_s=timeout / 2)
         self._writers = threading.local()
+        self._enricher: Enricher | None = None
+        self._enricher_lock = threading.Lock()
 
     def _writer(self) -> Writer:
         """The calling worker thread's writer (a writer is not thread-safe): it reads
@@ -54,6 +66,7 @@ class EventStore:
         (the others are stored)."""
         if not events:
             return
+        self._enrich_in_background()
         deadline = Deadline.after(self.timeout)
         writer = self._writer()
         refused = [
@@ -68,6 +81,24 @@ class EventStore:
                 f"{len(refused)} of {len(events)} event(s) were refused: {reasons}.",
                 hint="The others are stored; fix these and add them again.",
             )
+
+    def _enrich_in_background(self) -> None:
+        if not self.settings.enrich or self._enricher is not None:
+            return
+        with self._enricher_lock:
+            if self._enricher is None:
+                share = Leased(self.client, self.alias)
+                enricher = Enricher(self.client, self.alias, self.embedder, share=share)
+                self._enricher = enricher.__enter__()
+
+    def close(self) -> None:
+        """Stop the background enrichment (its leases go to the alias's other
+        enrichers) and close the client. The store is not used afterwards."""
+        with self._enricher_lock:
+            if self._enricher is not None:
+                self._enricher.__exit__(None, None, None)
+                self._enricher = None
+        self.client.close()
 
     def erase(self, scope: Scope) -> None:
         """Erase `scope` through the erasure path (its tombstone keeps replays out)."""
