@@ -108,7 +108,10 @@ def read_windows(
     client: Elasticsearch, alias: str, hits: Sequence[Hit], *, after: int = CONTEXT_REACH
 ) -> dict[tuple[str, str], Window]:
     """Each session of `hits` (events in the event order, with `sort`): its turns from
-    `CONTEXT_REACH` before its first hit to `after` past its last, in one `msearch`."""
+    `CONTEXT_REACH` before its first hit to `after` past its last, in one `msearch`.
+    Between its first hit and its last, only the turns enriched before are read: the
+    others are `hits` (a turn stored since `hits` were found is not there yet, and
+    reaches the turns after it when it is enriched in its turn: `followers`)."""
     spans: dict[tuple[str, str], list[Hit]] = {}
     for hit in hits:
         source = hit["_source"]
@@ -121,19 +124,19 @@ def read_windows(
             "gte": Instant(first[0]).to_elasticsearch(),
             "lte": Instant(last[0]).to_elasticsearch(),
         }
-        span = {"range": {"timestamp": bounds}}
+        span = [{"range": {"timestamp": bounds}}, {"term": {ENRICHED_FIELD: CONTEXT_MARK}}]
         searches += [
             *_look(alias, user, scope, before=first, size=CONTEXT_REACH),
             _head_line(alias, user),
-            {**_common(), "query": {"bool": {"filter": [*scope, span]}}, "sort": event_order(),
+            {**_common(), "query": {"bool": {"filter": [*scope, *span]}}, "sort": event_order(),
              "size": _SPAN},
             *_look(alias, user, scope, after_=last, size=after),
         ]  # fmt: skip
     answers = _msearch(client, searches)
     windows: dict[tuple[str, str], Window] = {}
-    for i, session_key in enumerate(spans):
+    for i, (session_key, mine) in enumerate(spans.items()):
         looks = answers[3 * i : 3 * i + 3]
-        found = {key(turn): turn for answer in looks for turn in answer}
+        found = {key(turn): turn for answer in [*looks, mine] for turn in answer}
         turns = sorted(found.values(), key=lambda turn: turn["sort"])
         windows[session_key] = Window(turns, first=len(looks[0]) < CONTEXT_REACH)
     return windows
@@ -263,10 +266,10 @@ def repair_reaching_before(
     client: Elasticsearch, alias: str, boundary: Instant, *, policy: RetryPolicy
 ) -> int:
     """Rebuild the contexts of the events from `boundary` on that hold turns from
-    before it: after `prune` removed every partition that ends by `boundary`, they
-    hold turns that are gone. Found from the boundary alone, so running it again after
-    a prune that stopped half-way finds them still."""
-    client.indices.refresh(index=alias)
+    before it: after `prune` removed every partition that ends by `boundary` (and
+    noted it: `erasure.note_removal`), they hold turns that are gone. Found from the
+    boundary alone, so running it again after a prune that stopped half-way finds
+    them still."""
     since = {"range": {CONTEXT_SINCE_FIELD: {"lt": boundary.to_elasticsearch()}}}
     stamped = {"range": {"timestamp": {"gte": boundary.to_elasticsearch()}}}
     query = {"bool": {"filter": [since, stamped]}}

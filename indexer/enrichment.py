@@ -58,7 +58,7 @@ from pydantic import BaseModel
 from session_recall.core.access import role_hint
 from session_recall.core.order import event_order
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
-from session_recall.indexer import bulk, context
+from session_recall.indexer import bulk, context, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.context import (
     CONTEXT_FIELD,
@@ -344,12 +344,16 @@ def _write_page(
 ) -> None:
     """One page's updates: each event's stems, context and vectors in one write (an
     event that has stems and context gains its vectors alone), and the context of the
-    turns after an event stored late; counted in `summary`. Then the turns each written
-    context holds are looked up in real time: one erased meanwhile (its erasure may
-    have looked for the contexts holding it before this write) is taken out again."""
+    turns after an event stored late; counted in `summary`. When an erasure happened
+    while the page was read and written (`tombstones.erasures_seen` moved), the turns
+    each written context holds are looked up in real time: one erased meanwhile (its
+    erasure may have looked for the contexts holding it before this write) is taken
+    out again."""
     by_key = {context.key(hit): hit for hit in hits}
     fields: dict[context.Key, dict[str, Any]] = {k: {} for k in by_key}
     fresh = [hit for hit in hits if not context.is_enriched(hit)]
+    seen = functools.partial(tombstones.erasures_seen, client, alias)
+    erasures = retrying(seen, what="read the erasures") if fresh else 0
     held: dict[context.Key, list[_Hit]] = {}  # the turns each written context holds
     late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]] = {}
     if fresh:
@@ -401,7 +405,8 @@ def _write_page(
             summary.conflicts += mine_  # written meanwhile: done again from what is there
         elif mine_:
             summary.failed += 1
-    _drop_erased(client, alias, written, policy, retrying)
+    if written and retrying(seen, what="read the erasures") != erasures:
+        _drop_erased(client, alias, written, policy, retrying)
 
 
 def _add_vectors(
@@ -431,6 +436,11 @@ def _stale_followers(
     """Of the turns after this page's events, those enriched already whose context
     lacks one of them (an event stored late), read in real time: a search may not show
     yet that a turn was enriched a moment ago."""
+    # A turn after this page's events that a search shows as not enriched yet is
+    # enriched later in this pass (it comes after them), or by a later one, from a read
+    # that holds them. A search shows what passes before this one wrote (each ends with
+    # a refresh), so only those shown enriched are read again, in real time.
+    late = {k: entry for k, entry in late.items() if context.is_enriched(entry[0])}
     if not late:
         return {}
     targets = {k: str(hit["_routing"]) for k, (hit, _, _) in late.items()}

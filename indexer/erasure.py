@@ -176,11 +176,20 @@ def _repair(
     kept_out: dict[str, Any] | None,
     policy: RetryPolicy,
 ) -> None:
-    # The refresh comes after the removal: a context written before it is found by the
-    # search below; one written after it was read in real time by its writer, which
-    # saw the event gone (`enrichment`).
-    client.indices.refresh(index=alias)
+    # After the removal: a refresh, the note of it, a refresh. A context written before
+    # the note is found by the search below; a pass that writes one after it sees the
+    # note and reads the turns it holds in real time, seeing this event gone
+    # (`enrichment`).
+    note_removal(client, alias)
     context.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
+
+
+def note_removal(client: Elasticsearch, alias: str) -> None:
+    """What every removal of events does once they are gone (erasure, pop, prune),
+    before it rebuilds the contexts that held them: see `_repair`."""
+    client.indices.refresh(index=alias)
+    tombstones.note_erasure(client, alias)
+    client.indices.refresh(index=alias)
 
 
 def _refused(err: ApiError) -> IndexerError:

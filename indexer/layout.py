@@ -17,6 +17,7 @@ from session_recall.core.partitions import (
 )
 from session_recall.indexer.context import repair_reaching_before
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
+from session_recall.indexer.erasure import note_removal
 from session_recall.indexer.retry import RetryPolicy
 
 # Where `setup` records the period, and the identity rule, in the index template's `_meta`.
@@ -137,6 +138,7 @@ def prune_partitions(
     of the events after them that held their turns: the first turns of each session
     that goes on past them. Run again, it finishes a prune that stopped half-way."""
     delete_partitions(client, indices)
+    note_removal(client, alias)
     period = granularity(client, alias)
     if period is not None:
         boundary = partition_of(alias, before, period).start
