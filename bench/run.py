@@ -25,6 +25,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bench import (
+    alias_name,
     generate,
     ingest_bench,
     loader,
@@ -106,14 +107,15 @@ class Run:
         self.client = client
         self.es_url = es_url
         self.config = config
-        self.run_id = uuid.uuid4().hex[:6]
+        # `setup` refuses an alias with a dash before a digit (`core.index_names`).
+        self.run_id = f"r{uuid.uuid4().hex[:6]}"
         self.aliases: list[str] = []
 
     def log(self, message: str) -> None:
         print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
     def alias(self, name: str) -> str:
-        alias = f"bench-{self.run_id}-{name}"
+        alias = alias_name(self.run_id, name)
         install(self.client, alias, granularity=self.config.partition)
         self.aliases.append(alias)
         return alias

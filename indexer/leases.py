@@ -23,6 +23,7 @@ from typing import Any
 
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
+from session_recall.core.index_names import lease_index
 from session_recall.indexer.slices import Slice, slices_query
 
 SLICES = 16
@@ -34,10 +35,6 @@ _MAPPING = {
     "properties": {"holder": {"type": "keyword"}, "expires": {"type": "long"}},
 }
 _SETTINGS = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
-
-
-def lease_index(alias: str) -> str:
-    return f"{alias}-leases"
 
 
 @dataclass

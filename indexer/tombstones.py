@@ -16,6 +16,7 @@ from typing import Any
 
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
+from session_recall.core.index_names import tombstone_index
 from session_recall.core.instant import Instant
 from session_recall.indexer.retry import Transient
 from session_recall.indexer.scope import ANY_EVENT_ERASED, Scope
@@ -41,10 +42,6 @@ MAPPING: dict[str, Any] = {
 SETTINGS = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
 # Later than any instant an event can carry (date_nanos ends in 2262).
 COVERS_ALL = 2**63 - 1
-
-
-def tombstone_index(alias: str) -> str:
-    return f"{alias}-tombstones"
 
 
 def ensure_index(client: Elasticsearch, alias: str) -> None:

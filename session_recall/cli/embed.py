@@ -16,6 +16,7 @@ from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
+from session_recall.indexer.layout import require_alias
 from session_recall.indexer.leases import Leased
 from session_recall.indexer.slices import Fixed, Slice
 from session_recall.indexer.vectors import drop_model, stored_models
@@ -101,6 +102,7 @@ def embed(
     embedder = embedder_for(app.settings)
     client = app.client
     alias = app.settings.index
+    require_alias(client, alias)
     if drop is not None:
         _drop(app, drop, embedder)
         return

@@ -4,10 +4,9 @@ import ipaddress
 from typing import Any
 
 import click
-from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.cli.options import limit_options
+from session_recall.cli.options import build, flag, limit_options
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
 
@@ -125,10 +124,7 @@ def serve(
     from session_recall.http.auth import user_tokens
     from session_recall.http.server import run
 
-    try:
-        bounds = ServeLimits(**limits)
-    except ValidationError as err:
-        raise click.UsageError(str(err.errors()[0]["msg"])) from None
+    bounds = build(ServeLimits, {name: (flag(name), value) for name, value in limits.items()})
 
     settings = app.settings.with_overrides(
         idp_jwks_url=idp_jwks_url,

@@ -34,7 +34,7 @@ from session_recall.http.errors import json_error
 from session_recall.http.lanes import Lanes
 from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
-from session_recall.http.paths import RefuseEncodedSlash
+from session_recall.http.paths import PathIds
 from session_recall.indexer import Refresh
 from session_recall.security.tokens import UserTokens
 
@@ -174,7 +174,7 @@ def create_app(
     open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
-    middleware = [Middleware(RefuseEncodedSlash)]
+    middleware = [Middleware(PathIds)]
     if secret or tokens:
         needs = {key: need for group in built for key, need in group.needs.items()}
         middleware.append(
@@ -188,9 +188,13 @@ def create_app(
             )
         )
     handlers = {HTTPException: _no_route, ClientDisconnect: _client_gone}
-    return Starlette(
+    app = Starlette(
         routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers
     )
+    # A path with a trailing slash is another path (404, in the error shape), not an
+    # empty 307 to the path without it.
+    app.router.redirect_slashes = False
+    return app
 
 
 async def _no_route(request: Request, exc: Exception) -> Response:
@@ -199,7 +203,8 @@ async def _no_route(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.url.path[:200]
     if exc.status_code == 404:
-        return json_error(404, f"There is no endpoint at {path}.", _SEE_DOCUMENT)
+        slash = "No path ends with '/'. " if len(path) > 1 and path.endswith("/") else ""
+        return json_error(404, f"There is no endpoint at {path}.", slash + _SEE_DOCUMENT)
     allowed = (exc.headers or {}).get("Allow")
     if exc.status_code == 405 and allowed:
         message = f"{request.method} is not allowed on {path}; {allowed} is."

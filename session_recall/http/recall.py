@@ -19,7 +19,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
 
 from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
@@ -29,6 +28,7 @@ from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import read_query
 from session_recall.recall import (
     CrossConversationSettings,
@@ -196,7 +196,7 @@ def recall_group(services: Services) -> RouteGroup:
         return call
 
     return RouteGroup(
-        routes=[Route(path, endpoint(spec), methods=["POST"]) for path, spec in ENDPOINTS.items()],
+        routes=[route(path, endpoint(spec), ["POST"]) for path, spec in ENDPOINTS.items()],
         paths={path: _operation(path, spec) for path, spec in ENDPOINTS.items()},
         models=[
             *((TOOLS[spec.tool].arguments, "validation") for spec in ENDPOINTS.values()),

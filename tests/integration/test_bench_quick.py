@@ -67,7 +67,7 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         cores = results["machine"]["cores_logical"]
         assert recall["cpu_bound_requests_per_s"] == pytest.approx(cores / (sum(spent) / 1000))
     run_id = results["config"]["run_id"]
-    assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
+    assert not es.indices.get(index=f"bench-{run_id}_*", allow_no_indices=True).body
     assert not (tmp_path / "work" / "events-2k.ndjson").exists()
 
 
@@ -90,7 +90,7 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
     for size in results["sizes"]:
         assert size["ingest"]["events_per_s"] > 0
         assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
-    assert not es.indices.get(index="bench-*-sem-*", allow_no_indices=True).body
+    assert not es.indices.get(index="bench-*_sem_*", allow_no_indices=True).body
 
 
 @pytest.mark.parametrize("partition", ["month", "year"])

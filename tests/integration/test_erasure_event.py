@@ -44,7 +44,7 @@ def test_an_erased_event_goes_and_its_replays_stay_out_on_every_path(
         assert removed.json()["scope"]["kind"] == "event"
         by_cli = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-2")
         assert by_cli.exit_code == 0, by_cli.output
-        assert "Removed 1 event of event 'e-2' of user 'alice'." in by_cli.output
+        assert "Removed 1 copy of event 'e-2' of user 'alice'." in by_cli.output
         assert _ids(es, alias) == ["e-0", "e-3"]
 
         # Replays: through serve (the Python path) and ingest (the native core).
@@ -70,3 +70,35 @@ def test_the_event_option_takes_no_other_scope(es_url: str, alias: str) -> None:
     mixed = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e", "--session", "s")
     assert mixed.exit_code == 2
     assert "--event" in mixed.output
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [("--contact", "c1", "--inbox", "web"), ("--contact", "c1"), ("--inbox", "web")],
+    ids=["contact-and-inbox", "contact", "inbox"],
+)
+def test_the_event_option_with_a_contact_is_refused_and_erases_nothing(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """`--event` names one event: with `--contact` and `--inbox` it must not fall through
+    to the contact's scope and erase every event of the contact."""
+    events = [event(i, session="s", contact_id="c1", inbox_id="web") for i in range(2)]
+    source = write_ndjson(tmp_path / "contact.ndjson", events)
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    mixed = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-0", *extra)
+    assert mixed.exit_code == 2, mixed.output
+    assert "--event" in mixed.output and "Removed" not in mixed.output
+    assert _ids(es, alias) == ["e-0", "e-1"]
+
+
+def test_the_copies_of_one_event_are_counted_as_copies(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+) -> None:
+    again = {**event(1, session="s"), "timestamp": "2026-07-01T00:00:09Z"}  # e-1, later
+    source = write_ndjson(tmp_path / "copies.ndjson", [event(1, session="s"), again])
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    assert stored(es, alias, event_id="e-1") == 2
+    dry = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-1", "--dry-run")
+    assert "Would remove 2 copies of event 'e-1' of user 'alice'" in dry.output, dry.output
+    erased = _cli(es_url, alias, "delete", "--user", "alice", "--event", "e-1")
+    assert erased.output == "Removed 2 copies of event 'e-1' of user 'alice'.\n", erased.output

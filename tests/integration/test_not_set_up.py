@@ -33,6 +33,31 @@ def test_the_cli_exits_3_and_names_setup(missing: Settings):
     assert "session-recall setup" in result.output
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["embed", "--status"],
+        ["embed"],
+        ["compact"],
+        ["compact", "--dry-run"],
+        ["partitions"],
+        ["prune", "--before", "2025-01-01"],
+    ],
+    ids=" ".join,
+)
+def test_the_commands_over_the_alias_exit_3_rather_than_report_nothing_to_do(
+    missing: Settings, command: list[str]
+):
+    """Monitoring that reads exit 0 as "fine" must not be told so for an alias that is
+    not there: "0 event(s) await enrichment" or "No index behind it" said it with 0."""
+    args = ["--es-url", str(missing.elasticsearch_url), "--index", MISSING,
+            "--home", str(missing.home)]  # fmt: skip
+    result = CliRunner().invoke(main, [*args, *command])
+    assert result.exit_code == 3, result.output
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    assert "not set up" in result.output and f"--index {MISSING} setup" in result.output
+
+
 def test_http_answers_503_with_retry_after_on_both_sides(missing: Settings):
     with TestClient(create_app(missing)) as web:
         written = web.post("/v1/events", json=event(1))

@@ -1,4 +1,5 @@
-"""Google ADK: a `BaseMemoryService` on session-recall (`pip install session-recall[adk]`).
+"""Google ADK: a `BaseMemoryService` on session-recall (the `adk` extra: in the checkout,
+`pip install -e '.[adk]'`).
 
     from session_recall.integrations.adk import SessionRecallMemoryService
     runner = Runner(..., memory_service=SessionRecallMemoryService())

@@ -1,4 +1,5 @@
-"""LangChain on session-recall (`pip install 'session-recall[langchain]'`).
+"""LangChain on session-recall (the `langchain` extra: in the checkout,
+`pip install -e '.[langchain]'`).
 
     from session_recall.integrations.langchain import SessionRecallRetriever
     retriever = SessionRecallRetriever(user_id="alice", k=5)

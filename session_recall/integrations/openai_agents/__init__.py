@@ -1,4 +1,5 @@
-"""The OpenAI Agents SDK on session-recall (`pip install 'session-recall[openai-agents]'`).
+"""The OpenAI Agents SDK on session-recall (the `openai-agents` extra: in the checkout,
+`pip install -e '.[openai-agents]'`).
 
     from session_recall.integrations.openai_agents import (
         SessionRecallSession,
