@@ -17,7 +17,6 @@ from session_recall.indexer.erasure import (
     ErasurePreview,
     ErasureResult,
     erase,
-    forgetting,
     preview_erasure,
 )
 from session_recall.indexer.errors import (
@@ -83,7 +82,6 @@ __all__ = [
     "erase",
     "follow",
     "follow_file",
-    "forgetting",
     "ingest",
     "parse_line",
     "parse_object",

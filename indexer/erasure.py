@@ -138,6 +138,20 @@ def forgetting(
     client.delete(index=tombstones.tombstone_index(alias), id=record, refresh=True)
 
 
+def rebuild_after_removal(
+    client: Elasticsearch,
+    alias: str,
+    user_id: str,
+    ids: Collection[str],
+    *,
+    policy: RetryPolicy | None = None,
+) -> None:
+    """Once the events `ids` of `user_id` are removed (by a conditional delete of the
+    caller's, say: `pop_item`), rebuild the contexts that hold them. Without the record
+    `forgetting` keeps: for one event whose removal the caller answers for."""
+    _repair(client, alias, user_id, ids, kept_out=None, policy=policy or RetryPolicy())
+
+
 def finish_repairs(client: Elasticsearch, alias: str, *, policy: RetryPolicy | None = None) -> int:
     """Rebuild the contexts that removals which stopped half-way left holding their
     events; how many such removals there were."""

@@ -77,3 +77,33 @@ def test_a_tool_call_is_flagged_as_an_error(es, missing: Settings):
         {"innerThought": "t", "query": "x"}
     )
     assert result.is_error and "setup" in result.text
+
+
+async def test_every_adapter_says_to_run_setup_on_its_first_call(missing: Settings):
+    """docs/frameworks.md: the adapters never create an alias; each names `setup`."""
+    from google.adk.events.event import Event as AdkEvent
+    from google.adk.sessions.session import Session
+    from google.genai import types
+
+    from session_recall.core.errors import SessionRecallError
+    from session_recall.integrations.adk import SessionRecallMemoryService
+    from session_recall.integrations.langchain import SessionRecallRetriever
+    from session_recall.integrations.openai_agents import SessionRecallSession
+
+    settings = missing.model_copy(update={"embedder": "none"})
+    said = AdkEvent(id="e1", author="user", timestamp=1.5e9, content=types.UserContent("hi"))
+    memory = SessionRecallMemoryService(settings=settings)
+    session = SessionRecallSession("s", user_id="alice", settings=settings)
+    calls = [
+        memory.add_session_to_memory(
+            Session(app_name="app", user_id="alice", id="s", events=[said])
+        ),
+        memory.search_memory(app_name="app", user_id="alice", query="hi"),
+        session.add_items([{"role": "user", "content": "hi"}]),
+        session.get_items(),
+        SessionRecallRetriever(user_id="alice", settings=settings).ainvoke("hi"),
+    ]
+    for call in calls:
+        with pytest.raises(SessionRecallError) as refused:
+            await call
+        assert "setup" in f"{refused.value} {refused.value.hint}", refused.value
