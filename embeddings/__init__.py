@@ -31,6 +31,7 @@ from session_recall.embeddings.errors import (
     EmbedderUnavailable,
     EmbeddingError,
 )
+from session_recall.embeddings.isolation import Isolated, embed_isolated
 from session_recall.embeddings.static import StaticEmbedder
 from session_recall.embeddings.transformer import TransformerEmbedder
 
@@ -43,9 +44,11 @@ __all__ = [
     "EmbedderUnavailable",
     "EmbeddingError",
     "EndpointEmbedder",
+    "Isolated",
     "StaticEmbedder",
     "TransformerEmbedder",
     "Vector",
+    "embed_isolated",
     "query_vector",
     "vector_field",
     "vector_key",

@@ -35,6 +35,12 @@ DEFAULT_BATCH = 64
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_ATTEMPTS = 3
 DEFAULT_PAUSE_S = 30.0
+# Texts are cut to this many characters before they are sent: about 2,000 tokens of
+# English, inside the input limit of most served models (a tool's output of megabytes
+# would be refused whole). A model with a smaller limit is given its own.
+DEFAULT_MAX_CHARS = 8_000
+# Statuses that refuse what was sent rather than who sent it.
+_REFUSES_TEXTS = frozenset({400, 413, 422})
 _BACKOFF_S = (0.2, 1.0)
 
 
@@ -56,14 +62,20 @@ class EndpointEmbedder:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_attempts: int = DEFAULT_ATTEMPTS,
         paused_s: float = DEFAULT_PAUSE_S,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        budget_s: float | None = None,
         query_prefix: str = "",
         passage_prefix: str = "",
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if dims < 1 or batch_size < 1 or max_attempts < 1:
-            raise ValueError("dims, batch_size and max_attempts must be positive")
+        if dims < 1 or batch_size < 1 or max_attempts < 1 or max_chars < 1:
+            raise ValueError("dims, batch_size, max_attempts and max_chars must be positive")
+        self._max_chars = max_chars
+        # A batch's tries, the pauses between them included, end within this (a caller's
+        # deadline: an adapter's store); none: `max_attempts` tries of `timeout_s` each.
+        self._budget_s = budget_s
         base = url.rstrip("/")
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
         self._model = model
@@ -113,7 +125,8 @@ class EndpointEmbedder:
         vectors: list[Vector | None] = [None] * len(texts)
         for start in range(0, len(wanted), self._batch):
             batch = wanted[start : start + self._batch]
-            embedded = self._embed_batch(self._http, [prefix + texts[i] for i in batch])
+            cut = [prefix + texts[i][: self._max_chars] for i in batch]
+            embedded = self._embed_batch(self._http, cut)
             for i, vector in zip(batch, embedded, strict=True):
                 vectors[i] = vector
         return vectors
@@ -146,11 +159,18 @@ class EndpointEmbedder:
     def _post(self, http: httpx.Client, texts: list[str]) -> Any:
         body = {"model": self._model, "input": texts, "encoding_format": "float"}
         cause = ""
+        ends = None if self._budget_s is None else self._clock() + self._budget_s
         for attempt in range(self._attempts):
             if attempt:
-                self._sleep(random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1))
+                pause = random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1)
+                if ends is not None and self._clock() + pause >= ends:
+                    break
+                self._sleep(pause)
+            left = None if ends is None else ends - self._clock()
+            if left is not None and left <= 0:
+                break
             try:
-                response = http.post(self._url, json=body)
+                response = http.post(self._url, json=body, timeout=left or httpx.USE_CLIENT_DEFAULT)
             except httpx.HTTPError as err:  # no connection, a timeout, a broken answer
                 cause = type(err).__name__
                 continue
@@ -158,10 +178,16 @@ class EndpointEmbedder:
                 cause = f"status {response.status_code}"
                 continue
             if response.status_code >= 400:
+                status = response.status_code
+                of_texts = status in _REFUSES_TEXTS
                 raise EmbedderRefused(
-                    f"The embeddings endpoint refused the request ({response.status_code}): "
+                    f"The embeddings endpoint refused the request ({status}): "
                     f"{response.text[:200]}",
-                    hint="Check SESSION_RECALL_EMBEDDINGS_MODEL and the API key.",
+                    hint="Lower SESSION_RECALL_EMBEDDINGS_MAX_CHARS if the texts are too long "
+                    "for the model."
+                    if of_texts
+                    else "Check SESSION_RECALL_EMBEDDINGS_MODEL and the API key.",
+                    of_texts=of_texts,
                 )
             try:
                 return response.json()

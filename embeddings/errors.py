@@ -19,7 +19,15 @@ class EmbedderUnavailable(EmbeddingError):
 
 
 class EmbedderRefused(EmbeddingError):
-    """The embedder refused the request for a reason retrying will not fix (401, 404...)."""
+    """The embedder refused the request for a reason retrying will not fix (401, 404...).
+
+    `of_texts`: the refusal is of what was sent (a 400, 413 or 422: a text too long, or
+    one the server cannot read), not of the caller (a 401, 403 or 404: the key, the
+    model): sent apart, the other texts may pass (`embed_isolated`)."""
+
+    def __init__(self, message: str, *, hint: str | None = None, of_texts: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.of_texts = of_texts
 
 
 class DimensionMismatch(EmbeddingError):

@@ -11,11 +11,16 @@ from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOp
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.enrichment import EnrichmentSummary, enrich, follow, pending
-from session_recall.indexer.erasure import ErasurePreview, ErasureResult, erase, preview_erasure
+from session_recall.indexer.enricher import Enricher, follow
+from session_recall.indexer.enrichment import EnrichmentSummary, enrich, pending, refused
+from session_recall.indexer.erasure import (
+    ErasurePreview,
+    ErasureResult,
+    erase,
+    preview_erasure,
+)
 from session_recall.indexer.errors import (
     AliasMissing,
-    EmbeddingModelChanged,
     ErasureIncomplete,
     IndexerError,
     InvalidEvent,
@@ -41,7 +46,7 @@ __all__ = [
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
-    "EmbeddingModelChanged",
+    "Enricher",
     "EnrichmentSummary",
     "ErasureIncomplete",
     "ErasurePreview",
@@ -83,6 +88,7 @@ __all__ = [
     "pending",
     "preview_erasure",
     "read_stream",
+    "refused",
     "to_document",
     "tombstone_index",
 ]

@@ -16,6 +16,7 @@ from session_recall.core.digest import digest
 from session_recall.core.instant import Instant
 from session_recall.core.words import searchable_words
 from session_recall.indexer.event import Event
+from session_recall.indexer.scope import scope_id
 
 # What makes two events one, and so one document (docs/concepts.md, "stored once"): on an
 # alias set up since this rule, the user, the event id and the instant, so an id that
@@ -40,6 +41,18 @@ def document_id(
     return digest([user_id, event_id, timestamp.nanos])
 
 
+# A number from the event's user and session, the same for every event of a session:
+# enrichers split the work by it (`indexer.slices`), so that the turns of one session,
+# whose contexts hold each other, are always enriched by one of them.
+SLOT_FIELD = "slot"
+SLOTS = 1 << 16
+
+
+def session_slot(user_id: str, session_id: str) -> int:
+    """The session's slot: the first 16 bits of its scope id (a digest), 0 to 65535."""
+    return int(scope_id("session", user_id, session_id)[:4], 16)
+
+
 def document_body(event: Event) -> dict[str, Any]:
     """The stored fields. `timestamp` is fixed-width so `date_nanos` keeps every digit."""
     body: dict[str, Any] = {
@@ -50,6 +63,7 @@ def document_body(event: Event) -> dict[str, Any]:
         "type": event.type,
         "text": event.text,
         "conversation_type": event.conversation_type,
+        SLOT_FIELD: session_slot(event.user_id, event.session_id),
     }
     words = searchable_words(event.text)
     if words is not None:  # not plain ASCII (`core.words`); the native core declines it

@@ -5,9 +5,8 @@ request; what an event gains from its neighbours and from a model comes after, h
 
 - its **stems**: the English stems of its text (`core.stems`), so that keyword recall
   matches word forms on a distribution without language analyzers;
-- its **context**: the stems of its text with its session's previous and next turn. A
-  turn's next neighbour arrives after it, so when an event is enriched, the turns on
-  either side of it that were enriched before get their context again, now with it;
+- its **context**: the stems of its text with the turns just before it in its session
+  (`indexer.context`, which also keeps a context true when a turn it holds is erased);
 - its **vector**, from the configured embedder (`embedding_models` lists the models
   that processed it; a text of punctuation alone has no vector).
 
@@ -20,10 +19,20 @@ This distribution has no `_update_by_query`, so a pass pages through the pending
 `update`s, routed like the events. It is idempotent and resumable by construction: an
 event is found only until its update lands, so a second pass, or a pass after a crash,
 starts where the first left off. An event erased meanwhile is not brought back (an
-update never creates). The page after the one being written is found and embedded
-meanwhile, so a model's time (a server's, above all) overlaps Elasticsearch's.
-`follow` runs pass after pass, for `serve` and for `session-recall embed --follow`
-beside `ingest`.
+update never creates). Each update is conditional on the version the pass read: two
+enrichers never overwrite a newer context with an older one, and an erasure's repair
+of a context is never undone by a pass that read before it. The page after the one
+being written is found and embedded meanwhile, so a model's time (a server's, above
+all) overlaps Elasticsearch's. `follow` runs pass after pass, for `serve` and for
+`session-recall embed --follow` beside `ingest` (`indexer.enricher`).
+
+A pass looks for events without stems and context first, then for events that have
+them and lack the model's vectors: after a model change, every event lacks the new
+model's vectors, and the backfill of old events never holds up a fresh event's stems
+and context (a follower's backfill even gives way, page by page, to events stored
+meanwhile). A page is bounded by count and by the bytes of its texts. A text the
+model refuses on its own is marked without a vector (`page_vectors`); any other
+failure of the embedder leaves the page's vectors to a later pass.
 
 A model's first pass maps its vector field, with the model's dimensions; a model change
 is handled this way: the new model's vectors go to a field of their own.
@@ -34,11 +43,9 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable
-from concurrent.futures import Future, wait
-from dataclasses import dataclass
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
-import orjson
 from elasticsearch import (
     ApiError,
     BadRequestError,
@@ -49,54 +56,45 @@ from elasticsearch import (
 from pydantic import BaseModel
 
 from session_recall.core.access import role_hint
-from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.core.stems import stems
-from session_recall.embeddings import (
-    MODELS_FIELD,
-    VECTORS_FIELD,
-    Embedder,
-    EmbeddingError,
-    Vector,
-    vector_key,
-)
-from session_recall.indexer import bulk
+from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
+from session_recall.indexer import bulk, context, tombstones
 from session_recall.indexer.bulk import BulkStats
+from session_recall.indexer.context import (
+    CONTEXT_FIELD,
+    CONTEXT_MARK,
+    CONTEXT_OF_FIELD,
+    ENRICHED_FIELD,
+    STEMS_FIELD,
+)
 from session_recall.indexer.errors import (
     IndexerError,
     PrivilegeMissing,
     VectorFieldsMissing,
     refusal_reason,
 )
+from session_recall.indexer.page_vectors import PageVectors, embedding
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
-from session_recall.indexer.vectors import mapped_models, vector_fields
+from session_recall.indexer.vectors import REFUSALS_FIELD, REFUSED_FIELD, mapped_models
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The context rule's version: a new rule gets a new mark, and the pass redoes every event.
-CONTEXT_MARK = "context-1"
-ENRICHED_FIELD = "enriched"
-STEMS_FIELD = "stems"
-CONTEXT_FIELD = "context"
 # A page's texts are embedded in one call and its updates sent in one bulk request:
 # a few hundred keeps both well under a second and a retry cheap.
 DEFAULT_PAGE = 500
 # A follower tries a request a few times only: it tries again at its next pass, and a
 # shutdown never waits out a long backoff.
 FOLLOW_RETRY = RetryPolicy(max_attempts=3, initial_backoff=0.1, max_backoff=1.0)
-# The longest wait between two passes that failed: one log line a minute at most.
-_MAX_PAUSE_S = 60.0
-# The turns on each side of an event that its context holds.
-CONTEXT_REACH = 2
-# What one neighbour adds to a context, at most: a tool's long output is a neighbour
-# too, and its first words say what it is about.
-_NEIGHBOUR_TERMS = 200
-# The turns of one session looked at between a page's first and last event of it.
-_SPAN = 10_000
-_SOURCE = ["text", "user_id", "session_id", MODELS_FIELD, ENRICHED_FIELD]
+# A page's texts, at most: 500 tool outputs of a megabyte each would be a gigabyte in
+# memory (twice, with the next page embedded meanwhile) and in one request.
+PAGE_BYTES = 8 * 1024 * 1024
+_SOURCE = [
+    "text", "user_id", "session_id", "timestamp", "event_id", MODELS_FIELD, ENRICHED_FIELD,
+    REFUSED_FIELD, REFUSALS_FIELD,
+]  # fmt: skip
 
-_Hit = dict[str, Any]
+_Hit = context.Hit
 
 
 class EnrichmentSummary(BaseModel):
@@ -105,25 +103,43 @@ class EnrichmentSummary(BaseModel):
     model: str | None = None
     missing: int = 0
     enriched: int = 0
+    vectors: int = 0  # events the model processed (with a vector or none to give)
     no_vector: int = 0  # nothing to embed in the text (punctuation alone, say)
-    neighbours: int = 0  # turns enriched before whose context gained a new neighbour
+    refused: int = 0  # texts the model refused on their own: marked without a vector
+    neighbours: int = 0  # turns enriched before whose context gained a turn stored late
     gone: int = 0  # erased while the pass ran
+    conflicts: int = 0  # written meanwhile by another writer: left for the next pass
     failed: int = 0
     embedder_error: str | None = None
+    first_refusal: str | None = None
+    interrupted: bool = False  # a backfill that gave way to events stored meanwhile
 
     @property
     def done(self) -> int:
-        return self.enriched + self.gone + self.failed
+        return self.enriched + self.gone + self.failed + self.conflicts
+
+    @property
+    def stalled(self) -> bool:
+        """The pass left work it could not do: a follower pauses before the next."""
+        no_progress = self.missing > 0 and self.done == 0 and not self.interrupted
+        return bool(self.failed or self.conflicts or self.embedder_error or no_progress)
 
     def line(self) -> str:
         what = f"stems, context, vectors of {self.model}" if self.model else "stems, context"
         text = f"{self.missing} event(s) awaited enrichment ({what}); {self.enriched} enriched"
         if self.no_vector:
             text += f" ({self.no_vector} with nothing to embed)"
+        if self.refused:
+            text += (
+                f", {self.refused} text(s) refused by the model, kept without a vector "
+                f"(first reason: {self.first_refusal})"
+            )
         if self.neighbours:
             text += f", {self.neighbours} neighbour(s) updated"
         if self.gone:
             text += f", {self.gone} erased meanwhile"
+        if self.conflicts:
+            text += f", {self.conflicts} changed meanwhile (left for the next pass)"
         if self.failed:
             text += f", {self.failed} failed (run it again)"
         if self.embedder_error:
@@ -134,19 +150,61 @@ class EnrichmentSummary(BaseModel):
         return text + "."
 
 
+def _stopped(event: threading.Event | None) -> bool:
+    return event is not None and event.is_set()
+
+
+def _lacking_context() -> dict[str, Any]:
+    return {"bool": {"must_not": [{"term": {ENRICHED_FIELD: CONTEXT_MARK}}]}}
+
+
+def _lacking_vectors(model_id: str) -> dict[str, Any]:
+    return {"bool": {"must_not": [{"term": {MODELS_FIELD: model_id}}]}}
+
+
 def pending_query(model_id: str | None) -> dict[str, Any]:
     """Events that lack the context rule's mark, or the model's vectors."""
-    lacking = [{"bool": {"must_not": [{"term": {ENRICHED_FIELD: CONTEXT_MARK}}]}}]
+    lacking = [_lacking_context()]
     if model_id is not None:
-        lacking.append({"bool": {"must_not": [{"term": {MODELS_FIELD: model_id}}]}})
+        lacking.append(_lacking_vectors(model_id))
     return {"bool": {"should": lacking, "minimum_should_match": 1}}
 
 
-def pending(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
-    """How many events of `alias` await enrichment (0 when the alias does not exist)."""
-    query = pending_query(embedder.model_id if embedder else None)
+def phases(model_id: str | None) -> list[dict[str, Any]]:
+    """What a pass looks for, in order: events without stems and context (fresh ones,
+    or all of them after a new context rule), then those that have them and lack the
+    model's vectors (a new model's backfill)."""
+    found = [_lacking_context()]
+    if model_id is not None:
+        marked = {"term": {ENRICHED_FIELD: CONTEXT_MARK}}
+        found.append({"bool": {"filter": [marked, _lacking_vectors(model_id)]}})
+    return found
+
+
+def pending(
+    client: Elasticsearch,
+    alias: str,
+    embedder: Embedder | None,
+    *,
+    within: dict[str, Any] | None = None,
+) -> int:
+    """How many events of `alias` (of the slices `within` selects) await enrichment
+    (0 when the alias does not exist)."""
+    query = _within(pending_query(embedder.model_id if embedder else None), within)
     answer = client.count(index=alias, query=query, ignore_unavailable=True)
     return int(answer["count"])
+
+
+def _within(query: dict[str, Any], within: dict[str, Any] | None) -> dict[str, Any]:
+    return query if within is None else {"bool": {"filter": [query, within]}}
+
+
+def refused(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
+    """How many events' texts `embedder`'s model refused: kept without its vector."""
+    if embedder is None:
+        return 0
+    query = {"term": {REFUSED_FIELD: embedder.model_id}}
+    return int(client.count(index=alias, query=query, ignore_unavailable=True)["count"])
 
 
 def enrich(
@@ -158,9 +216,18 @@ def enrich(
     policy: RetryPolicy | None = None,
     on_progress: Callable[[EnrichmentSummary], None] | None = None,
     stop: threading.Event | None = None,
+    yield_to: threading.Event | None = None,
+    page_bytes: int = PAGE_BYTES,
+    within: dict[str, Any] | None = None,
+    keeps: Callable[[], bool] | None = None,
 ) -> EnrichmentSummary:
     """One pass: enrich every event of `alias` pending at its start (and those stored
-    meanwhile that sort after where it has got to).
+    meanwhile that sort after where it has got to), those without stems and context
+    first. With `yield_to`, the backfill of vectors stops between two pages once it is
+    set (events were stored meanwhile: the next pass does them first). `within`: the
+    filter of the slices this enricher takes (`slices`; all events without one);
+    `keeps`, asked between two pages, stops the pass when it answers False (the
+    enricher lost a slice to another).
 
     When the embedder fails, the pass goes on with stems and context and says so in
     `embedder_error`; the vectors come with a later pass. Raises `WriteUnavailable`
@@ -172,93 +239,245 @@ def enrich(
     if embedder is not None:
         retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
     model_id = embedder.model_id if embedder else None
-    query = pending_query(model_id)
     summary = EnrichmentSummary(model=model_id)
-    summary.missing = retrying(lambda: pending(client, alias, embedder), what="count the events")
+    count = functools.partial(pending, client, alias, embedder, within=within)
+    summary.missing = retrying(count, what="count the events")
     if on_progress is not None:
         on_progress(summary)
     stats = BulkStats()
-
-    def fetch(
-        after: list[Any] | None, previous: "Future[_Embedded] | None"
-    ) -> tuple[list[_Hit], "Future[_Embedded] | None"]:
-        page = functools.partial(
-            client.search,
-            index=alias,
-            query=query,
-            sort=event_order(),
-            size=page_size,
-            source_includes=_SOURCE,
-            track_total_hits=False,
-            search_after=after,
-            # A page missing a shard would end the pass early, as if all were done.
-            allow_partial_search_results=False,
-        )
-        hits = retrying(page, what="find events to enrich").body["hits"]["hits"]
-        if not hits or embedder is None or summary.embedder_error:
-            return hits, None  # an embedder that failed in this pass: the next one
-        return hits, _embedding(embedder, hits, after=previous)
-
-    # The page after this one is searched and embedded while this one's sessions are
-    # read and its updates written, so the model's time overlaps Elasticsearch's.
-    hits, vectors = fetch(None, None)
-    following: tuple[list[_Hit], Future[_Embedded] | None] = ([], None)
-    try:
-        while hits and not _stopped(stop):
-            following = fetch(hits[-1]["sort"], vectors)
-            _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
-            if on_progress is not None:
-                on_progress(summary)
-            hits, vectors = following
-            following = ([], None)
-    finally:  # stopped, or failed: a page not embedded yet is not, and none is waited for
-        for waiting in (vectors, following[1]):
-            if waiting is not None:
-                waiting.cancel()
+    for backfill, phase in enumerate(phases(model_id)):
+        query = _within(phase, within)
+        fetch = functools.partial(
+            _fetch, client, alias, query, embedder, summary, retrying, page_size=page_size,
+            page_bytes=page_bytes,
+        )  # fmt: skip
+        # The page after this one is searched and embedded while this one's sessions are
+        # read and its updates written, so the model's time overlaps Elasticsearch's.
+        hits, vectors = fetch(None, None)
+        following: tuple[list[_Hit], Future[PageVectors] | None] = ([], None)
+        try:
+            while hits and not _stopped(stop):
+                if backfill and summary.embedder_error:
+                    break  # a backfill is vectors alone: nothing to do without them
+                if (backfill and _stopped(yield_to)) or (keeps is not None and not keeps()):
+                    summary.interrupted = True
+                    break
+                following = fetch(hits[-1]["sort"], vectors)
+                _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
+                if on_progress is not None:
+                    on_progress(summary)
+                hits, vectors = following
+                following = ([], None)
+        finally:  # stopped, or failed: a page not embedded yet is not, and none is waited for
+            for waiting in (vectors, following[1]):
+                if waiting is not None:
+                    waiting.cancel()
+        if summary.interrupted:
+            break
+    _refreshed(client, alias, summary, retrying)
     return summary
+
+
+def _refreshed(
+    client: Elasticsearch, alias: str, summary: EnrichmentSummary, retrying: Callable[..., Any]
+) -> None:
+    """Make what the pass wrote searchable: the next pass, which may start at once,
+    must not find those events pending still, and embed them again."""
+    if summary.enriched or summary.neighbours:
+        retrying(lambda: client.indices.refresh(index=alias), what="refresh the events")
+
+
+def _fetch(
+    client: Elasticsearch,
+    alias: str,
+    query: dict[str, Any],
+    embedder: Embedder | None,
+    summary: EnrichmentSummary,
+    retrying: Callable[..., Any],
+    after: list[Any] | None,
+    previous: "Future[PageVectors] | None",
+    *,
+    page_size: int,
+    page_bytes: int,
+) -> tuple[list[_Hit], "Future[PageVectors] | None"]:
+    """The next page after `after`, cut to `page_bytes` of text, and its vectors on
+    their way (once the `previous` page's are done)."""
+    page = functools.partial(
+        client.search,
+        index=alias,
+        query=query,
+        sort=event_order(),
+        size=page_size,
+        source_includes=_SOURCE,
+        track_total_hits=False,
+        search_after=after,
+        seq_no_primary_term=True,  # each update is conditional on the version read
+        # A page missing a shard would end the pass early, as if all were done.
+        allow_partial_search_results=False,
+    )
+    found = retrying(page, what="find events to enrich").body["hits"]["hits"]
+    hits = _within_bytes(found, page_bytes)
+    if not hits or embedder is None or summary.embedder_error:
+        return hits, None  # an embedder that failed in this pass: the next one
+    return hits, embedding(embedder, hits, after=previous)
+
+
+def _within_bytes(hits: list[_Hit], limit: int) -> list[_Hit]:
+    """The first of `hits` whose texts fit in `limit` bytes (one at least)."""
+    total = 0
+    for i, hit in enumerate(hits):
+        total += len(hit["_source"].get("text", "").encode("utf-8", "surrogatepass"))
+        if total > limit and i:
+            return hits[:i]
+    return hits
 
 
 def _write_page(
     client: Elasticsearch,
     alias: str,
     hits: list[_Hit],
-    vectors: "Future[_Embedded] | None",
+    vectors: "Future[PageVectors] | None",
     policy: RetryPolicy,
     stats: BulkStats,
     summary: EnrichmentSummary,
     retrying: Callable[..., Any],
 ) -> None:
-    """One page's updates: its vectors once embedded, its stems and contexts, and the
-    new context of the turns beside it that were enriched before; counted in `summary`."""
-    fields: dict[tuple[str, str], dict[str, Any]] = {_key(hit): {} for hit in hits}
-    by_key = {_key(hit): hit for hit in hits}
-    contexts = [hit for hit in hits if CONTEXT_MARK not in _listed(hit, ENRICHED_FIELD)]
-    neighbours: dict[tuple[str, str], _Hit] = {}
-    if contexts:
-        read = functools.partial(_sessions, client, alias, contexts)
-        sessions = retrying(read, what="read the sessions' turns")
-        neighbours = _contexts(contexts, sessions, fields)
+    """One page's updates: each event's stems, context and vectors in one write (an
+    event that has stems and context gains its vectors alone), and the context of the
+    turns after an event stored late; counted in `summary`. When an erasure happened
+    while the page was read and written (`tombstones.erasures_seen` moved), the turns
+    each written context holds are looked up in real time: one erased meanwhile (its
+    erasure may have looked for the contexts holding it before this write) is taken
+    out again."""
+    by_key = {context.key(hit): hit for hit in hits}
+    fields: dict[context.Key, dict[str, Any]] = {k: {} for k in by_key}
+    fresh = [hit for hit in hits if not context.is_enriched(hit)]
+    seen = functools.partial(tombstones.erasures_seen, client, alias)
+    erasures = retrying(seen, what="read the erasures") if fresh else 0
+    held: dict[context.Key, list[_Hit]] = {}  # the turns each written context holds
+    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]] = {}
+    if fresh:
+        read = functools.partial(context.read_windows, client, alias, fresh)
+        windows = retrying(read, what="read the sessions' turns")
+        mine = {context.key(hit) for hit in fresh}
+        for window in windows.values():
+            turns = window.turns
+            terms = context.turn_terms(turns)
+            for i, turn in enumerate(turns):
+                k = context.key(turn)
+                if k in mine:
+                    marks = sorted({*context.listed(by_key[k], ENRICHED_FIELD), CONTEXT_MARK})
+                    fields[k].update(
+                        {STEMS_FIELD: terms[i], **context.context_fields(turns, terms, i),
+                         ENRICHED_FIELD: marks}
+                    )  # fmt: skip
+                    held[k] = turns[max(i - context.CONTEXT_REACH, 0) : i]
+            for i in context.followers(window, mine):
+                start = max(i - context.CONTEXT_REACH, 0)
+                late[context.key(turns[i])] = (
+                    turns[i], context.context_fields(turns, terms, i), turns[start:i]
+                )  # fmt: skip
+    rewrites = _stale_followers(client, late, retrying)
     if vectors is not None and summary.embedder_error:
         # The embedder failed on a page before: this one waits for the next pass.
         vectors.cancel()
         vectors = None
-    vectorless = _add_vectors(vectors.result() if vectors else None, fields, summary)
-    fields = {key: doc for key, doc in fields.items() if doc}
-    targets = {**neighbours, **by_key}
-    actions = [_update(targets[key], key, doc) for key, doc in fields.items()]
+    embedded = _add_vectors(vectors.result() if vectors else None, fields, summary)
+    fields = {k: doc for k, doc in fields.items() if doc}
+    actions = [context.update(by_key[k], doc) for k, doc in fields.items()]
+    actions += [context.update(hit, doc) for hit, doc, _ in rewrites.values()]
     responses = bulk.send(client, actions, policy=policy, stats=stats)
-    for key, response in zip(fields, responses, strict=True):
-        mine = key in by_key
+    written: dict[context.Key, list[_Hit]] = {}
+    for k, response in zip([*fields, *rewrites], responses, strict=True):
+        mine_ = k in by_key
         if 200 <= response.status < 300:
-            if mine:
+            if mine_:
                 summary.enriched += 1
-                summary.no_vector += key in vectorless
+                summary.vectors += k in embedded
+                if k in held:
+                    written[k] = held[k]
             else:
                 summary.neighbours += 1
+                written[k] = rewrites[k][2]
         elif response.status == 404:
-            summary.gone += mine
-        elif mine:
+            summary.gone += mine_
+        elif response.status == 409:
+            summary.conflicts += mine_  # written meanwhile: done again from what is there
+        elif mine_:
             summary.failed += 1
+    if written and retrying(seen, what="read the erasures") != erasures:
+        _drop_erased(client, alias, written, policy, retrying)
+
+
+def _add_vectors(
+    embedded: PageVectors | None,
+    fields: dict[context.Key, dict[str, Any]],
+    summary: EnrichmentSummary,
+) -> set[context.Key]:
+    """Add a page's vectors to `fields`, counted in `summary`; the keys that gained them."""
+    if embedded is None:
+        return set()
+    if embedded.error is not None:
+        summary.embedder_error = embedded.error
+        return set()
+    for k, doc in embedded.fields.items():
+        fields[k].update(doc)
+    summary.no_vector += embedded.empty
+    summary.refused += embedded.refused
+    summary.first_refusal = summary.first_refusal or embedded.first_refusal
+    return set(embedded.fields)
+
+
+def _stale_followers(
+    client: Elasticsearch,
+    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]],
+    retrying: Callable[..., Any],
+) -> dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]]:
+    """Of the turns after this page's events, those enriched already whose context
+    lacks one of them (an event stored late), read in real time: a search may not show
+    yet that a turn was enriched a moment ago."""
+    # A turn after this page's events that a search shows as not enriched yet is
+    # enriched later in this pass (it comes after them), or by a later one, from a read
+    # that holds them. A search shows what passes before this one wrote (each ends with
+    # a refresh), so only those shown enriched are read again, in real time.
+    late = {k: entry for k, entry in late.items() if context.is_enriched(entry[0])}
+    if not late:
+        return {}
+    targets = {k: str(hit["_routing"]) for k, (hit, _, _) in late.items()}
+    read = functools.partial(context.read_enriched, client, targets)
+    stale = {}
+    for current in retrying(read, what="read the turns after them"):
+        k = context.key(current)
+        _, doc, before = late[k]
+        if context.listed(current, context.CONTEXT_OF_FIELD) != doc[context.CONTEXT_OF_FIELD]:
+            stale[k] = (current, doc, before)
+    return stale
+
+
+def _drop_erased(
+    client: Elasticsearch,
+    alias: str,
+    written: dict[context.Key, list[_Hit]],
+    policy: RetryPolicy,
+    retrying: Callable[..., Any],
+) -> None:
+    """Rebuild the contexts just written that hold a turn erased since it was read.
+
+    An erasure removes its events, refreshes, then rebuilds the contexts that hold
+    them: a context written before that refresh is found by it; one written after
+    the removal is caught here, since the removal shows in a real-time read."""
+    turns = {context.key(turn): turn for before in written.values() for turn in before}
+    erased = retrying(
+        functools.partial(context.gone, client, turns.values()), what="check the turns read"
+    )
+    if not erased:
+        return
+    targets = [
+        (k, str(before[-1]["_routing"]))
+        for k, before in written.items()
+        if any(str(turn["_id"]) in erased for turn in before)
+    ]
+    context.repair(client, alias, targets, exclude=erased, policy=policy)
 
 
 def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
@@ -285,309 +504,12 @@ def _check_fields(client: Elasticsearch, alias: str) -> None:
     except NotFoundError:
         return  # nothing to enrich: the pass finds no event
     for index, entry in sorted(mappings.items()):
-        if CONTEXT_FIELD not in entry.get("mappings", {}).get("properties", {}):
+        properties = entry.get("mappings", {}).get("properties", {})
+        if CONTEXT_FIELD not in properties or CONTEXT_OF_FIELD not in properties:
             raise IndexerError(
-                f"The index {index} has no fields for stems and context: an earlier "
-                "release made it.",
+                f"The index {index} lacks fields of the context rule: an earlier release made it.",
                 hint="Run `session-recall setup` once; it adds them to the existing indices.",
             )
-
-
-def follow(
-    client: Elasticsearch,
-    alias: str,
-    embedder: Embedder | None,
-    *,
-    stop: threading.Event,
-    wake: threading.Event | None = None,
-    poll_seconds: float = 1.0,
-    page_size: int = DEFAULT_PAGE,
-    policy: RetryPolicy | None = None,
-    on_pass: Callable[[EnrichmentSummary], None] | None = None,
-    on_progress: Callable[[EnrichmentSummary], None] | None = None,
-) -> None:
-    """Pass after pass until `stop` is set: the next pass starts when `wake` is set
-    (a writer stored events) or after `poll_seconds`. A pass that fails is logged
-    and tried again after a pause that doubles up to a minute; the pass never gives up
-    for good (a missing privilege may be granted meanwhile). A failure is logged as a
-    warning once, and again only when it changes."""
-    wake = wake or threading.Event()
-    policy = policy or FOLLOW_RETRY
-    failures = 0
-    logged: str | None = None  # the failure last warned of
-    while not stop.is_set():
-        wake.clear()
-        try:
-            summary = enrich(
-                client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
-                on_progress=on_progress,
-            )  # fmt: skip
-        except Exception as err:  # a follower outlives any one failure
-            failures += 1
-            pause = min(poll_seconds * 2**failures, _MAX_PAUSE_S)
-            level = logging.DEBUG if str(err) == logged else logging.WARNING
-            log.log(level, "enrichment pass failed (%s); trying again in %.0f s", err, pause)
-            logged = str(err)
-            stop.wait(pause)
-            continue
-        if logged is not None:
-            log.info("the enrichment pass works again")
-        failures, logged = 0, None
-        if on_pass is not None:
-            on_pass(summary)
-        if summary.embedder_error or not summary.missing:
-            wake.wait(poll_seconds)
-
-
-class Enricher:
-    """`follow` in a thread of its own, for `serve` (and `ingest --follow`): started
-    and stopped as a context manager, woken by `wake()` when events were stored;
-    `on_pass` is called after each pass.
-    `pending` is the lag: how many events await enrichment, as last counted (None
-    before the first count)."""
-
-    def __init__(
-        self,
-        client: Elasticsearch,
-        alias: str,
-        embedder: Embedder | None,
-        *,
-        poll_seconds: float = 1.0,
-        page_size: int = DEFAULT_PAGE,
-        on_pass: Callable[[EnrichmentSummary], None] | None = None,
-    ) -> None:
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self.pending: int | None = None
-        self._embedder = embedder
-        self._follow = functools.partial(
-            follow,
-            client,
-            alias,
-            embedder,
-            stop=self._stop,
-            wake=self._wake,
-            poll_seconds=poll_seconds,
-            page_size=page_size,
-            on_progress=self._progress,
-        )
-        self._thread = threading.Thread(
-            target=self._run, name="session-recall-enricher", daemon=True
-        )
-
-    def _run(self) -> None:
-        # The model loads at start, not with the first events: its memory is part of
-        # the process's footprint from then on, and the first writes never wait on it.
-        if self._embedder is not None:
-            try:
-                self._embedder.embed(["warm up"])
-            except EmbeddingError as err:
-                log.warning("the embedder does not answer yet (%s); enriching without it", err)
-        self._follow()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def _progress(self, summary: EnrichmentSummary) -> None:
-        self.pending = max(summary.missing - summary.done, 0)
-
-    def __enter__(self) -> "Enricher":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=10)
-
-
-@dataclass(frozen=True)
-class _Embedded:
-    """A page's vectors: those of `lacking`, the hits without the model's, in order;
-    or the embedder's error."""
-
-    model_id: str
-    lacking: list[_Hit]
-    vectors: list[Vector | None]
-    fields: list[dict[str, Any]]
-    error: str | None = None
-
-
-def _stopped(stop: threading.Event | None) -> bool:
-    return stop is not None and stop.is_set()
-
-
-def _embedding(
-    embedder: Embedder, hits: list[_Hit], *, after: "Future[_Embedded] | None"
-) -> "Future[_Embedded]":
-    """`_embed(embedder, hits)` in a daemon thread of its own, once the page `after`
-    is embedded (one page at a time, so a local model never competes with itself). A
-    pass that stops or fails never waits for it, nor does the process when it exits:
-    a server that hangs holds nothing up."""
-    future: Future[_Embedded] = Future()
-
-    def run() -> None:
-        if after is not None:
-            wait([after])
-        if not future.set_running_or_notify_cancel():
-            return  # cancelled before it started
-        try:
-            future.set_result(_embed(embedder, hits))
-        except BaseException as err:  # given to the pass, which raises it
-            future.set_exception(err)
-
-    threading.Thread(target=run, name="session-recall-embed", daemon=True).start()
-    return future
-
-
-def _embed(embedder: Embedder, hits: list[_Hit]) -> _Embedded:
-    """The vectors `hits` lack, and their fields (run in the embedding thread)."""
-    lacking = [hit for hit in hits if embedder.model_id not in _listed(hit, MODELS_FIELD)]
-    if not lacking:
-        return _Embedded(embedder.model_id, [], [], [])
-    try:
-        vectors = embedder.embed([hit["_source"].get("text", "") for hit in lacking])
-    except EmbeddingError as err:
-        return _Embedded(embedder.model_id, [], [], [], error=err.message)
-    docs = [vector_fields(embedder, vector) for vector in vectors]
-    return _Embedded(embedder.model_id, lacking, vectors, docs)
-
-
-def _add_vectors(
-    embedded: _Embedded | None,
-    fields: dict[tuple[str, str], dict[str, Any]],
-    summary: EnrichmentSummary,
-) -> set[tuple[str, str]]:
-    """Add a page's vectors to `fields`; the keys of texts with none."""
-    if embedded is None:
-        return set()
-    if embedded.error is not None:
-        summary.embedder_error = embedded.error
-        return set()
-    empty = set()
-    for hit, vector, doc in zip(embedded.lacking, embedded.vectors, embedded.fields, strict=True):
-        doc[MODELS_FIELD] = sorted({*_listed(hit, MODELS_FIELD), embedded.model_id})
-        fields[_key(hit)].update(doc)
-        if vector is None:
-            empty.add(_key(hit))
-    return empty
-
-
-@dataclass(frozen=True)
-class _Window:
-    turns: list[_Hit]
-    first: bool  # it starts at the session's first turn
-    last: bool  # it ends at the session's last turn
-
-
-def _sessions(
-    client: Elasticsearch, alias: str, hits: list[_Hit]
-) -> dict[tuple[str, str], _Window]:
-    """Each session of `hits`: its turns in order, from twice `CONTEXT_REACH` before the
-    page's first of it to as many after its last (one `msearch`), and whether they
-    reach the session's first turn and its last (fewer were found than asked for)."""
-    spans: dict[tuple[str, str], list[_Hit]] = {}
-    for hit in hits:
-        source = hit["_source"]
-        spans.setdefault((source["user_id"], source["session_id"]), []).append(hit)
-    searches: list[dict[str, Any]] = []
-    ascending = event_order()
-    descending = [{field: "desc" for field in key} for key in ascending]
-    for (user, session), mine in spans.items():
-        scope = [{"term": {"user_id": user}}, {"term": {"session_id": session}}]
-        first, last = mine[0]["sort"], mine[-1]["sort"]
-        bounds = {
-            "gte": Instant(first[0]).to_elasticsearch(),
-            "lte": Instant(last[0]).to_elasticsearch(),
-        }
-        span = {"range": {"timestamp": bounds}}
-        head = {"index": alias, "routing": user, "allow_partial_search_results": False}
-        common = {"_source": ["text", ENRICHED_FIELD], "track_total_hits": False}
-        searches += [
-            head,
-            {**common, "query": {"bool": {"filter": scope}}, "sort": descending,
-             "search_after": first, "size": 2 * CONTEXT_REACH},
-            head,
-            {**common, "query": {"bool": {"filter": [*scope, span]}}, "sort": ascending,
-             "size": _SPAN},
-            head,
-            {**common, "query": {"bool": {"filter": scope}}, "sort": ascending,
-             "search_after": last, "size": 2 * CONTEXT_REACH},
-        ]  # fmt: skip
-    answers = client.msearch(searches=searches).body["responses"]
-    sessions: dict[tuple[str, str], _Window] = {}
-    for i, key in enumerate(spans):
-        found: dict[tuple[str, str], _Hit] = {}
-        looks = answers[3 * i : 3 * i + 3]
-        for answer in looks:
-            if "error" in answer:
-                raise IndexerError(f"Reading a session's turns failed: {answer['error']}.")
-            for turn in answer["hits"]["hits"]:
-                found[_key(turn)] = turn
-        before, after = (len(looks[j]["hits"]["hits"]) for j in (0, 2))
-        turns = sorted(found.values(), key=lambda turn: turn["sort"])
-        sessions[key] = _Window(turns, before < 2 * CONTEXT_REACH, after < 2 * CONTEXT_REACH)
-    return sessions
-
-
-def _contexts(
-    hits: list[_Hit],
-    sessions: dict[tuple[str, str], _Window],
-    fields: dict[tuple[str, str], dict[str, Any]],
-) -> dict[tuple[str, str], _Hit]:
-    """Add stems, context and the mark of each of `hits` to `fields`, and the new
-    context of each turn beside one of them that was enriched before; those turns."""
-    mine = {_key(hit): hit for hit in hits}
-    neighbours: dict[tuple[str, str], _Hit] = {}
-    reach = CONTEXT_REACH
-    for window in sessions.values():
-        turns = window.turns
-        terms = [stems(turn["_source"].get("text", "")) for turn in turns]
-        for i, turn in enumerate(turns):
-            key = _key(turn)
-            if key in mine:
-                fields[key].update(
-                    {
-                        STEMS_FIELD: terms[i],
-                        CONTEXT_FIELD: _context(terms, i),
-                        ENRICHED_FIELD: sorted({*_listed(mine[key], ENRICHED_FIELD), CONTEXT_MARK}),
-                    }
-                )
-                continue
-            beside = any(_key(t) in mine for t in turns[max(i - reach, 0) : i + reach + 1])
-            # Its own neighbours are all in the window (or it is at the session's end).
-            inside = (i >= reach or window.first) and (i + reach < len(turns) or window.last)
-            if beside and inside and CONTEXT_MARK in _listed(turn, ENRICHED_FIELD):
-                fields.setdefault(key, {})[CONTEXT_FIELD] = _context(terms, i)
-                neighbours[key] = turn
-    return neighbours
-
-
-def _context(terms: list[str], i: int) -> str:
-    reach = CONTEXT_REACH
-    before = [_head(t) for t in terms[max(i - reach, 0) : i]]
-    after = [_head(t) for t in terms[i + 1 : i + 1 + reach]]
-    return " ".join(part for part in [*before, terms[i], *after] if part)
-
-
-def _head(terms: str) -> str:
-    return " ".join(terms.split(" ", _NEIGHBOUR_TERMS)[:_NEIGHBOUR_TERMS])
-
-
-def _listed(hit: _Hit, field: str) -> list[str]:
-    value = hit["_source"].get(field) or []
-    return [value] if isinstance(value, str) else list(value)
-
-
-def _key(hit: _Hit) -> tuple[str, str]:
-    return (str(hit["_index"]), str(hit["_id"]))
-
-
-def _update(hit: _Hit, key: tuple[str, str], doc: dict[str, Any]) -> bulk.Action:
-    target = {"_index": key[0], "_id": key[1], "retry_on_conflict": 3}
-    if hit.get("_routing") is not None:
-        target["routing"] = hit["_routing"]
-    return {"update": target}, orjson.dumps({"doc": doc}, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def map_vector_field(client: Elasticsearch, alias: str, embedder: Embedder) -> None:

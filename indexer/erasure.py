@@ -7,6 +7,13 @@ refuses or undoes its write) or wrote before the refresh (and the search finds t
 document). Passes repeat until one finds nothing, which also catches documents
 whose sort values tie across pages.
 
+An erased event's words also live in the contexts of the turns after it
+(`indexer.context`). Each page is removed inside `forgetting`: a record of the page's
+ids goes first, then the events are deleted, the alias refreshed, and the contexts
+that hold them rebuilt without them; the record goes last. An erasure that stops
+half-way leaves its record, and the next erasure of the alias finishes its rebuilding
+before doing its own.
+
 The rule: an erasure covers the scope's events stamped at or before the instant it
 was requested (`at`, by this host's clock), whenever they were acknowledged. Those are
 removed, and its tombstone, which stays at that instant, refuses them afterwards (late
@@ -18,7 +25,9 @@ as new too: erase again once that instant has passed.
 
 import functools
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -28,7 +37,7 @@ from pydantic import BaseModel, Field
 from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.indexer import bulk, tombstones
+from session_recall.indexer import bulk, context, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
 from session_recall.indexer.errors import (
@@ -107,6 +116,96 @@ def preview_erasure(
         raise _refused(err) from None
 
 
+@contextmanager
+def forgetting(
+    client: Elasticsearch,
+    alias: str,
+    user_id: str,
+    ids: Collection[str],
+    *,
+    kept_out: dict[str, Any] | None = None,
+    policy: RetryPolicy | None = None,
+) -> Iterator[None]:
+    """Around the removal of the events `ids` (`_id`s) of `user_id`: once the block has
+    removed them, every context that holds one is rebuilt without it. A record of the
+    ids is written first and removed last, so a removal that fails or stops half-way is
+    finished by the next erasure of the alias (`finish_repairs`). `kept_out`: a query
+    for events about to be removed too, whose contexts need no rebuilding."""
+    policy = policy or RetryPolicy()
+    record = _record_repair(client, alias, user_id, ids)
+    yield
+    _repair(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
+    client.delete(index=tombstones.tombstone_index(alias), id=record, refresh=True)
+
+
+def rebuild_after_removal(
+    client: Elasticsearch,
+    alias: str,
+    user_id: str,
+    ids: Collection[str],
+    *,
+    policy: RetryPolicy | None = None,
+) -> None:
+    """Once the events `ids` of `user_id` are removed (by a conditional delete of the
+    caller's, say: `pop_item`), rebuild the contexts that hold them. Without the record
+    `forgetting` keeps: for one event whose removal the caller answers for."""
+    _repair(client, alias, user_id, ids, kept_out=None, policy=policy or RetryPolicy())
+
+
+def finish_repairs(client: Elasticsearch, alias: str, *, policy: RetryPolicy | None = None) -> int:
+    """Rebuild the contexts that removals which stopped half-way left holding their
+    events; how many such removals there were."""
+    index = tombstones.tombstone_index(alias)
+    if not tombstones.index_exists(client, alias):
+        return 0
+    client.indices.refresh(index=index)
+    found = client.search(
+        index=index,
+        query={"term": {"kind": "repair"}},
+        size=1000,
+        source_includes=["user_id", "ids"],
+    ).body["hits"]["hits"]
+    for hit in found:
+        source = hit["_source"]
+        _repair(client, alias, source["user_id"], source.get("ids") or [], kept_out=None,
+                policy=policy or RetryPolicy())  # fmt: skip
+        client.options(ignore_status=404).delete(index=index, id=hit["_id"], refresh=True)
+    return len(found)
+
+
+def _record_repair(client: Elasticsearch, alias: str, user_id: str, ids: Collection[str]) -> str:
+    tombstones.ensure_index(client, alias)
+    record = f"repair-{uuid.uuid4().hex}"
+    body = {"kind": "repair", "user_id": user_id, "ids": sorted(ids)}
+    client.index(index=tombstones.tombstone_index(alias), id=record, document=body)
+    return record
+
+
+def _repair(
+    client: Elasticsearch,
+    alias: str,
+    user_id: str,
+    ids: Collection[str],
+    *,
+    kept_out: dict[str, Any] | None,
+    policy: RetryPolicy,
+) -> None:
+    # After the removal: a refresh, the note of it, a refresh. A context written before
+    # the note is found by the search below; a pass that writes one after it sees the
+    # note and reads the turns it holds in real time, seeing this event gone
+    # (`enrichment`).
+    note_removal(client, alias)
+    context.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
+
+
+def note_removal(client: Elasticsearch, alias: str) -> None:
+    """What every removal of events does once they are gone (erasure, pop, prune),
+    before it rebuilds the contexts that held them: see `_repair`."""
+    client.indices.refresh(index=alias)
+    tombstones.note_erasure(client, alias)
+    client.indices.refresh(index=alias)
+
+
 def _refused(err: ApiError) -> IndexerError:
     return IndexerError(
         f"Elasticsearch refused the erasure: {refusal_reason(err)}.",
@@ -136,11 +235,15 @@ class _Erasure:
         self._retry(
             lambda es: tombstones.record(es, alias, scope, erased_at=at), "write the tombstone"
         )
+        self._retry(
+            lambda es: finish_repairs(es, alias, policy=self.policy),
+            "finish the context rebuilding an earlier erasure left",
+        )
         query = _covered(scope, at)
         removed = 0
         for passes in range(1, MAX_PASSES + 1):
             self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
-            seen, deleted = self._pass(scope.routing, query, page_size)
+            seen, deleted = self._pass(scope, query, page_size)
             removed += deleted
             if seen == 0:
                 return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
@@ -169,12 +272,14 @@ class _Erasure:
                 "(`session-recall roles show --role admin`).",
             )
 
-    def _pass(self, routing: str | None, query: dict[str, Any], page_size: int) -> tuple[int, int]:
+    def _pass(self, scope: Scope, query: dict[str, Any], page_size: int) -> tuple[int, int]:
         """(documents seen, documents deleted)."""
         seen = deleted = 0
         after: list[Any] | None = None
+        user = scope.user_id
+        assert user is not None, "every scope names its user"
         page = functools.partial(
-            _search_page, alias=self.alias, routing=routing, query=query, size=page_size
+            _search_page, alias=self.alias, routing=scope.routing, query=query, size=page_size
         )
         while True:
             hits = self._retry(functools.partial(page, after=after), "search the scope")
@@ -188,14 +293,17 @@ class _Erasure:
                 )
                 for h in hits
             ]
-            responses = bulk.send(
-                self.client,
-                actions,
-                policy=self.policy,
-                stats=BulkStats(),
-                sleep=self.sleep,
-                deadline=self.deadline,
-            )
+            ids = [str(h["_id"]) for h in hits]
+            client = bounded(self.client, self.deadline)
+            with forgetting(client, self.alias, user, ids, kept_out=query, policy=self.policy):
+                responses = bulk.send(
+                    self.client,
+                    actions,
+                    policy=self.policy,
+                    stats=BulkStats(),
+                    sleep=self.sleep,
+                    deadline=self.deadline,
+                )
             deleted += sum(1 for r in responses if r.result == "deleted")
             after = hits[-1]["sort"]
 

@@ -82,10 +82,6 @@ class VectorFieldsMissing(IndexerError):
     """An index behind the alias predates the vector fields: `setup` adds them."""
 
 
-class EmbeddingModelChanged(IndexerError):
-    """The alias holds vectors of another model than the configured embedder's."""
-
-
 class WriteFailed(IndexerError):
     """A write failed in a way that retrying the same request will not fix by itself
     (a refusal by Elasticsearch, a missing privilege, a fault of this process): the

@@ -13,9 +13,13 @@ from session_recall.core.partitions import (
     Granularity,
     Partition,
     parse_partition,
+    partition_of,
 )
+from session_recall.indexer.context import repair_reaching_before
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
+from session_recall.indexer.erasure import note_removal
 from session_recall.indexer.errors import AliasMissing
+from session_recall.indexer.retry import RetryPolicy
 
 # Where `setup` records the period, and the identity rule, in the index template's `_meta`.
 META_KEY = "partition"
@@ -135,6 +139,25 @@ def ending_before(indices: list[StoredIndex], before: Instant) -> list[StoredInd
     """The partitions whose whole period ends at or before `before`: what `prune`
     deletes. Indices of the single-index layout are never among them."""
     return [s for s in indices if s.partition is not None and s.partition.end <= before]
+
+
+def prune_partitions(
+    client: Elasticsearch,
+    alias: str,
+    indices: list[StoredIndex],
+    before: Instant,
+    *,
+    policy: RetryPolicy | None = None,
+) -> None:
+    """Delete `indices` (those `ending_before(..., before)`), then rebuild the contexts
+    of the events after them that held their turns: the first turns of each session
+    that goes on past them. Run again, it finishes a prune that stopped half-way."""
+    delete_partitions(client, indices)
+    note_removal(client, alias)
+    period = granularity(client, alias)
+    if period is not None:
+        boundary = partition_of(alias, before, period).start
+        repair_reaching_before(client, alias, boundary, policy=policy or RetryPolicy())
 
 
 def delete_partitions(client: Elasticsearch, indices: list[StoredIndex]) -> None:

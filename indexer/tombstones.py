@@ -19,7 +19,7 @@ import contextlib
 from collections.abc import Collection
 from typing import Any
 
-from elasticsearch import BadRequestError, ConflictError, Elasticsearch
+from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
 from session_recall.core.index_names import tombstone_index
 from session_recall.core.instant import Instant
@@ -37,6 +37,9 @@ MAPPING: dict[str, Any] = {
         "inbox_id": _KEYWORD,
         "event_id": _KEYWORD,
         "erased_at": {"type": "date_nanos"},
+        # A repair under way (`kind: repair`): the events being removed, whose
+        # contexts are rebuilt once they are gone (`erasure.forgetting`).
+        "ids": {"type": "keyword", "index": False, "doc_values": False},
     },
 }
 # Few documents, read on every bulk: one shard, and a replica wherever there is a node
@@ -177,3 +180,25 @@ def erased_at(
             # An unavailable shard says nothing about the tombstone: do not guess.
             raise Transient(f"tombstone lookup failed: {doc['error'].get('type')}")
     return erased
+
+
+# The one document every removal of events writes once it is done (`note_erasure`),
+# read by the enrichment pass before and after each page (`erasures_seen`): an id no
+# scope's digest can be.
+_ERASURES = "erasures-marker"
+
+
+def note_erasure(client: Elasticsearch, alias: str) -> None:
+    """Say that events were removed (after their removal, and a refresh): a pass that
+    read them before and writes after sees its number move, and checks what it wrote."""
+    ensure_index(client, alias)
+    client.index(index=tombstone_index(alias), id=_ERASURES, document={"kind": "erasures"})
+
+
+def erasures_seen(client: Elasticsearch, alias: str) -> int:
+    """How many removals `note_erasure` counted, read in real time (0 before any)."""
+    try:
+        found = client.get(index=tombstone_index(alias), id=_ERASURES, source=False)
+    except NotFoundError:  # no such document, or no tombstone index yet
+        return 0
+    return int(found["_version"])

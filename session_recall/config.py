@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.key_file import configured_key, kept_key, read_key
+from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
@@ -81,6 +82,9 @@ class Settings(BaseSettings):
     embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
         default="static", alias="SESSION_RECALL_EMBEDDER"
     )
+    # Whether serve and the framework adapters run the enrichment pass in the background
+    # (stems, context, vectors); off, run `session-recall embed --follow` beside them.
+    enrich: bool = Field(default=True, alias="SESSION_RECALL_ENRICH")
     # Where `session-recall models fetch` puts a local encoder's weights (e5-small,
     # minilm); by default under the home folder.
     models: Path | None = Field(default=None, alias="SESSION_RECALL_MODELS")
@@ -98,6 +102,11 @@ class Settings(BaseSettings):
     embeddings_query_prefix: str = Field(default="", alias="SESSION_RECALL_EMBEDDINGS_QUERY_PREFIX")
     embeddings_passage_prefix: str = Field(
         default="", alias="SESSION_RECALL_EMBEDDINGS_PASSAGE_PREFIX"
+    )
+    # Texts are cut to this many characters before they are sent to the endpoint: its
+    # model's input limit (a text over it is refused, and then goes without a vector).
+    embeddings_max_chars: int = Field(
+        default=DEFAULT_MAX_CHARS, ge=1, alias="SESSION_RECALL_EMBEDDINGS_MAX_CHARS"
     )
 
     @field_validator("elasticsearch_url")

@@ -17,8 +17,10 @@ from session_recall.embeddings import (
 )
 
 
-def embedder_for(settings: Settings) -> Embedder | None:
-    """Building one is cheap: the static model loads on first use, once per process."""
+def embedder_for(settings: Settings, *, within_s: float | None = None) -> Embedder | None:
+    """Building one is cheap: the static model loads on first use, once per process.
+    `within_s`: an endpoint's tries of one request all end within that many seconds
+    (a caller's deadline: an adapter's store)."""
     if settings.embedder == "none":
         return None
     if settings.embedder == "endpoint":
@@ -32,6 +34,8 @@ def embedder_for(settings: Settings) -> Embedder | None:
             api_key=None if key is None else key.get_secret_value(),
             query_prefix=settings.embeddings_query_prefix,
             passage_prefix=settings.embeddings_passage_prefix,
+            max_chars=settings.embeddings_max_chars,
+            budget_s=within_s,
         )
     if settings.embedder in ("e5-small", "minilm"):
         return TransformerEmbedder(settings.embedder, settings.models_folder)

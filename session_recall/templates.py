@@ -12,7 +12,7 @@ from typing import Any
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
-from session_recall.core.index_names import shared_names, tombstone_index
+from session_recall.core.index_names import bookkeeping_indices, shared_names
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
     DEFAULT_GRANULARITY,
@@ -176,7 +176,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
 
 _ANOTHER_NAME = (
     "Name another alias (--index, SESSION_RECALL_INDEX): no dash before a digit "
-    "(ev_2026 rather than ev-2026), not ending in -tombstones."
+    "(ev_2026 rather than ev-2026), not ending in -tombstones or -leases."
 )
 
 
@@ -189,12 +189,12 @@ def _refuse_foreign_names(client: Elasticsearch, alias: str, *, exists: bool) ->
             f"{alias!r} is the name of an index, so it cannot be an alias.",
             hint=_ANOTHER_NAME,
         )
-    tombstones = tombstone_index(alias)
-    if client.indices.exists_alias(name=tombstones):
-        raise AliasConflict(
-            f"{tombstones!r}, the name of {alias!r}'s tombstone index, is an alias already.",
-            hint=_ANOTHER_NAME,
-        )
+    for bookkeeping in bookkeeping_indices(alias):
+        if client.indices.exists_alias(name=bookkeeping):
+            raise AliasConflict(
+                f"{bookkeeping!r}, the name of an index of {alias!r}'s own, is an alias already.",
+                hint=_ANOTHER_NAME,
+            )
     found = client.indices.get_alias(
         index=index_patterns(alias),
         expand_wildcards="all",
@@ -240,11 +240,11 @@ def _partitions(client: Elasticsearch, alias: str) -> list[str]:
 
 def uninstall(client: Elasticsearch, alias: str) -> None:
     """Delete every index of `alias` (its partitions, the single-index layout's, the
-    tombstones) and its templates: what a test or a benchmark made, gone. Only its own:
+    tombstones and leases) and its templates: what a test or a benchmark made, gone. Only its own:
     never `<alias>-*`, which holds the indices of an alias named `<alias>-x`."""
     lenient = client.options(ignore_status=404)
     client.indices.delete(
-        index=[*_behind(client, alias), *index_patterns(alias), tombstone_index(alias)],
+        index=[*_behind(client, alias), *index_patterns(alias), *bookkeeping_indices(alias)],
         ignore_unavailable=True,
         allow_no_indices=True,
     )

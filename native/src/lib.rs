@@ -822,6 +822,14 @@ impl Builder {
         write_str(body, text);
         body.extend_from_slice(b",\"conversation_type\":");
         write_str(body, conversation);
+        // The session's slot (`document.session_slot`): the first 16 bits of its scope id.
+        let keys = &mut self.scope_keys;
+        canonical_list(&mut keys[1], &[Item::Str("session"), Item::Str(user), Item::Str(session)]);
+        let scope = hex_digest(&keys[1]);
+        let slot = u32::from_str_radix(std::str::from_utf8(&scope[..4]).expect("hex"), 16)
+            .expect("hex digits");
+        body.extend_from_slice(b",\"slot\":");
+        body.extend_from_slice(slot.to_string().as_bytes());
         if let Some(contact) = contact {
             body.extend_from_slice(b",\"contact_id\":");
             write_str(body, contact);
@@ -841,7 +849,6 @@ impl Builder {
 
         let keys = &mut self.scope_keys;
         canonical_list(&mut keys[0], &[Item::Str("user"), Item::Str(user)]);
-        canonical_list(&mut keys[1], &[Item::Str("session"), Item::Str(user), Item::Str(session)]);
         canonical_list(&mut keys[2], &[Item::Str("event"), Item::Str(user), Item::Str(event_id)]);
         let mut scope_count = 3;
         if let (Some(contact), Some(inbox)) = (contact, inbox) {

@@ -35,8 +35,9 @@ from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer import enrich as enrich_events
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
-from session_recall.indexer.enrichment import Enricher
+from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.errors import PrivilegeMissing, WriteUnavailable
+from session_recall.indexer.leases import Leased
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,
     Line,
@@ -152,7 +153,7 @@ def ingest_command(
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         embedder = embedder_for(app.settings) if enrich else None
         alongside = (
-            Enricher(client, app.settings.index, embedder)
+            Enricher(client, app.settings.index, embedder, share=Leased(client, app.settings.index))
             if enrich and follow
             else contextlib.nullcontext()
         )

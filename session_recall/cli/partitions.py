@@ -13,8 +13,8 @@ from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import compaction
 from session_recall.indexer.layout import (
     StoredIndex,
-    delete_partitions,
     ending_before,
+    prune_partitions,
     require_alias,
 )
 from session_recall.indexer.layout import stored_indices as list_stored
@@ -69,7 +69,7 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
             "changed. Run again with --yes to delete them."
         )
         return
-    delete_partitions(app.client, doomed)
+    prune_partitions(app.client, app.settings.index, doomed, cutoff)
     click.echo(f"Deleted {len(doomed)} partition(s), {events} event(s).")
 
 

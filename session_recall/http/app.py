@@ -65,6 +65,11 @@ class WriteHealth:
     refused_partitions: Mapping[str, str]
     # How many stored events await enrichment (None until first counted).
     enrichment_pending: int | None = None
+    # Texts the embedder refused (kept without a vector), its last failure, and why
+    # enrichment cannot work at all (not ready), as the enricher last saw them.
+    enrichment_refused: int = 0
+    embedder_error: str | None = None
+    enrichment_problem: str | None = None
 
 
 @dataclass(frozen=True)

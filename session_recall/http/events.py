@@ -51,9 +51,11 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enrichment import Enricher, EnrichmentSummary
+from session_recall.indexer.enricher import Enricher
+from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
+from session_recall.indexer.leases import Leased
 from session_recall.indexer.results import refusal
 from session_recall.indexer.retry import RetryPolicy
 from session_recall.security.tokens import Action, Grant
@@ -113,6 +115,8 @@ def events_group(
             services.settings.index,
             embedder_for(services.settings),
             on_pass=_give_back_after,
+            # serve's replicas share the work by leases on slices of the sessions.
+            share=Leased(services.client, services.settings.index),
         )
         if services.enrich
         else None
@@ -128,6 +132,9 @@ def events_group(
             batcher.failing(),
             dict(writer.refused_partitions),
             enrichment_pending=enricher.pending if enricher else None,
+            enrichment_refused=enricher.refused if enricher else 0,
+            embedder_error=enricher.embedder_error if enricher else None,
+            enrichment_problem=enricher.problem if enricher else None,
         )
     )
 

@@ -2,14 +2,21 @@
 searchable when the call returns (all of them or none, when the caller needs it),
 erase a scope, read when a scope was last erased and what instant an event already
 has, and search one user's memory, each within a deadline, from worker threads (the
-frameworks call from an event loop and hand the work to `asyncio.to_thread`)."""
+frameworks call from an event loop and hand the work to `asyncio.to_thread`).
+
+An adapter-only deployment runs no `serve`: its store runs the enrichment pass in a
+thread of its own from its first write (stems, context, and the vectors a model
+change leaves missing), sharing the work with any other enricher of the alias by
+leases, and stops it on `close()` (or at exit). `SESSION_RECALL_ENRICH=false` turns it
+off, for a deployment that runs `session-recall embed --follow` or serve beside."""
 
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from typing import Any
 
-from elasticsearch import Elasticsearch
+from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
@@ -26,7 +33,12 @@ from session_recall.indexer import (
     erase,
 )
 from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.enricher import Enricher
+from session_recall.indexer.erasure import rebuild_after_removal
+from session_recall.indexer.leases import Leased
 from session_recall.recall import AsyncMemorySearcher, MemorySearcher, transport
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 10.0
 _LOOKUP_IDS = 1000  # event ids one search of `instants_of` asks for
@@ -55,8 +67,12 @@ class EventStore:
         self.client = client or make_client(
             settings, **failover_only(settings), request_timeout=timeout
         )
-        self.embedder = embedder_for(settings)
+        # An endpoint's tries end within half the store's deadline: the write, and its
+        # refresh, have the other half (an outage of the embedder stores without vectors).
+        self.embedder = embedder_for(settings, within_s=timeout / 2)
         self._writers = threading.local()
+        self._enricher: Enricher | None = None
+        self._enricher_lock = threading.Lock()
 
     def _writer(self) -> Writer:
         """The calling worker thread's writer (a writer is not thread-safe): it reads
@@ -72,6 +88,7 @@ class EventStore:
         (the others are stored)."""
         if not events:
             return
+        self._enrich_in_background()
         deadline = Deadline.after(self.timeout)
         writer = self._writer()
         refused = [
@@ -87,6 +104,39 @@ class EventStore:
                 hint="The others are stored; fix these and add them again.",
             )
 
+    def _enrich_in_background(self) -> None:
+        if not self.settings.enrich or self._enricher is not None:
+            return
+        with self._enricher_lock:
+            if self._enricher is None:
+                share = Leased(self.client, self.alias)
+                enricher = Enricher(self.client, self.alias, self.embedder, share=share)
+                self._enricher = enricher.__enter__()
+
+    def close(self) -> None:
+        """Stop the background enrichment (its leases go to the alias's other
+        enrichers) and close the client. The store is not used afterwards."""
+        with self._enricher_lock:
+            if self._enricher is not None:
+                self._enricher.__exit__(None, None, None)
+                self._enricher = None
+        self.client.close()
+
+    def forget(self, user_id: str, ids: Collection[str]) -> None:
+        """Rebuild, without them, the contexts that hold the events `ids` (`_id`s) of
+        `user_id`, which the caller removed itself (a conditional delete). A failure is
+        logged, not raised: what was removed stays removed, and the contexts keep its
+        words until a later erasure of the alias rebuilds them."""
+        try:
+            rebuild_after_removal(self.client, self.alias, user_id, ids)
+        except (SessionRecallError, ApiError, TransportError) as err:
+            log.warning(
+                "the contexts of the turns after a removed event were not rebuilt (%s); "
+                "the next erasure of %r will",
+                err,
+                self.alias,
+            )
+
     def store_all(self, events: Sequence[Event]) -> None:
         """Store all of `events` or none of them, searchable on return. An event already
         stored, or erased, is not stored again. When any other is refused, before the
@@ -96,6 +146,7 @@ class EventStore:
         which no one else writes."""
         if not events:
             return
+        self._enrich_in_background()
         deadline = Deadline.after(self.timeout)
         writer = self._writer()
         writer.check_layout(deadline=deadline)

@@ -11,6 +11,7 @@ placeholders:
 | `{alias}`      | the read alias                               | `session-events`             |
 | `{partitions}` | its partitions, as a regular expression       | `session-events-2026.07`     |
 | `{tombstones}` | its tombstone index                          | `session-events-tombstones`  |
+| `{leases}`     | its enrichers' leases                        | `session-events-leases`      |
 
 The partitions are a regular expression rather than `<alias>-*`, which would cover
 the tombstones too (and another alias named `<alias>-x`).
@@ -24,7 +25,7 @@ from typing import Any
 import yaml
 
 from session_recall.core.access import ROLES, Role
-from session_recall.indexer.tombstones import tombstone_index
+from session_recall.core.index_names import lease_index, tombstone_index
 
 # The roles each command needs, by the CLI's command names (docs/operations.md's table).
 COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
@@ -80,6 +81,7 @@ def descriptor(alias: str, role: Role) -> dict[str, Any]:
         "{alias}": alias,
         "{partitions}": _partitions(alias),
         "{tombstones}": tombstone_index(alias),
+        "{leases}": lease_index(alias),
     }
     definition = _definitions()[role]
     return {

@@ -186,8 +186,8 @@ async def test_a_session_kept_in_a_database_and_added_after_every_turn_is_stored
     said = [event for event in reloaded.events if event.content and event.content.parts]
     assert len(said) == 6  # three turns of the user and three answers
     assert _stored(es, settings.index, session_id=session.id) == len(said)
-    [found] = (await memory.search_memory(app_name=APP, user_id=USER, query="pot")).memories
-    assert found.content.parts[0].text == "Make it a pot."
+    found = (await memory.search_memory(app_name=APP, user_id=USER, query="pot")).memories
+    assert found[0].content.parts[0].text == "Make it a pot."
 
 
 async def test_a_memory_without_a_timestamp_is_stored_once_and_stays_deleted(

@@ -6,7 +6,9 @@ its 42 cases pass against google-adk 2.13.0, the version we pin, whose release t
 not reachable). The tests are ADK's, with `InMemoryMemoryService()` replaced by our
 service on an alias of the test's own; the searches run in keyword mode, which is
 ADK's own contract (a semantic search always returns the nearest memories, so
-"no match" would not hold there).
+"no match" would not hold there), and without the background enrichment: a memory's
+context holds the words of the turns before it, so "Python" would also find the turn
+that answered it, where ADK's contract counts the memories that say it themselves.
 
 Left out, each for a reason of its own:
 - `test_add_session_to_memory`, `test_add_events_to_memory_with_explicit_events`,
@@ -104,7 +106,8 @@ MOCK_SESSION_DIFFERENT_USER = Session(
 def memory_service(settings: Settings) -> Iterator[SessionRecallMemoryService]:
     """A service on an alias of the test's own: ADK's tests each start empty."""
     yield SessionRecallMemoryService(
-        settings=settings.model_copy(update={"embedder": "none"}), mode="keyword"
+        settings=settings.model_copy(update={"embedder": "none", "enrich": False}),
+        mode="keyword",
     )
 
 

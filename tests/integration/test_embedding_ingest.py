@@ -1,6 +1,7 @@
 """Vectors: an embedder that fails never costs an event, `embed` adds what is missing,
 and a model change is refused until the enrichment pass made room."""
 
+import logging
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +18,11 @@ from session_recall.embeddings import (
     vector_field,
 )
 from session_recall.indexer import (
-    EmbeddingModelChanged,
     Event,
     Submission,
     Writer,
     enrich,
+    pending,
     to_document,
 )
 from session_recall.mappings import mapping_update
@@ -129,8 +130,8 @@ def test_an_enrichment_pass_resumes_where_an_outage_stopped_it(
     assert with_vectors(es, alias, again.model_id) == len(EVAL)
 
 
-def test_a_model_change_is_refused_until_the_enrichment_maps_the_new_model(
-    es: Elasticsearch, alias: str
+def test_after_a_model_change_events_are_stored_without_vectors_until_the_pass_maps_it(
+    es: Elasticsearch, alias: str, caplog: pytest.LogCaptureFixture
 ):
     old, new = StaticEmbedder(256), StaticEmbedder(128)
     first, second = EVAL[:50], EVAL[50:60]
@@ -138,18 +139,24 @@ def test_a_model_change_is_refused_until_the_enrichment_maps_the_new_model(
         Submission(Event(**e)) for e in first
     ))  # fmt: skip
 
-    with pytest.raises(EmbeddingModelChanged, match="session-recall embed") as refused:
-        list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
-    assert old.model_id in str(refused.value) and new.model_id in str(refused.value)
-    es.indices.refresh(index=alias)
-    assert es.count(index=alias)["count"] == len(first), "nothing was written"
-
-    es.indices.refresh(index=alias)
-    assert enrich(es, alias, new).enriched == len(first)
-    written = list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second))
+    # An adapter configured with the new model: its writes go ahead, without vectors.
+    with caplog.at_level(logging.WARNING, logger="session_recall.indexer.writer"):
+        written = list(
+            Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in second)
+        )
     assert all(w.result.stored for w in written)
-    # Both models' vectors live side by side, each in its own field.
-    assert with_vectors(es, alias, new.model_id) == len(first) + len(second)
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert old.model_id in warned and new.model_id in warned and "session-recall embed" in warned
+    es.indices.refresh(index=alias)
+    assert es.count(index=alias)["count"] == len(first) + len(second)
+    assert with_vectors(es, alias, new.model_id) == 0
+
+    # The pass maps the new model's field and fills it, beside the old one.
+    assert enrich(es, alias, new).enriched == len(first) + len(second)
+    later = list(Writer(es, alias, embedder=new).write(Submission(Event(**e)) for e in EVAL[60:65]))
+    assert all(w.result.stored for w in later)
+    es.indices.refresh(index=alias)
+    assert with_vectors(es, alias, new.model_id) == len(first) + len(second) + 5
     assert with_vectors(es, alias, old.model_id) == len(first)
 
 
@@ -184,3 +191,37 @@ def test_an_index_of_the_single_index_layout_stays_readable_and_setup_upgrades_i
         assert with_vectors(es, alias, embedder.model_id) == 40
     finally:
         uninstall(es, alias)
+
+
+def test_embed_drop_model_removes_the_old_models_vectors_and_keeps_the_new(
+    es: Elasticsearch, es_url: str, alias: str
+):
+    old, new = StaticEmbedder(64), StaticEmbedder(128)
+    events = [Event(**e) for e in EVAL[:30]]
+    assert all(
+        w.result.stored for w in Writer(es, alias, embedder=old).write(map(Submission, events))
+    )
+    es.indices.refresh(index=alias)
+    enrich(es, alias, new)
+    es.indices.refresh(index=alias)
+    assert with_vectors(es, alias, old.model_id) == with_vectors(es, alias, new.model_id) == 30
+
+    cli = ["--es-url", es_url, "--index", alias, "embed"]
+    env = {"SESSION_RECALL_EMBEDDER": "static", "SESSION_RECALL_EMBEDDINGS_DIMS": "128"}
+    status = CliRunner().invoke(main, [*cli, "--status"], env=env)
+    assert old.model_id in status.output and new.model_id in status.output, status.output
+    in_use = CliRunner().invoke(main, [*cli, "--drop-model", new.model_id], env=env)
+    assert in_use.exit_code == 2 and "the model in use" in in_use.output
+    unknown = CliRunner().invoke(main, [*cli, "--drop-model", "no-such-model"], env=env)
+    assert unknown.exit_code == 2 and "no event holds vectors of 'no-such-model'" in unknown.output
+
+    dropped = CliRunner().invoke(main, [*cli, "--drop-model", old.model_id], env=env)
+    assert dropped.exit_code == 0, dropped.output
+    assert f"Removed the vectors of {old.model_id!r} from 30 event(s)." in dropped.output
+    es.indices.refresh(index=alias)
+    assert with_vectors(es, alias, old.model_id) == 0
+    assert with_vectors(es, alias, new.model_id) == 30
+    kept = es.search(index=alias, size=1, source={"exclude_vectors": False})["hits"]["hits"][0]
+    assert kept["_source"]["embedding_models"] == [new.model_id]
+    assert "context" in kept["_source"] and kept["_source"]["enriched"]
+    assert pending(es, alias, new) == 0, "nothing to do again for the model in use"

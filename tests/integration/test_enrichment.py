@@ -62,23 +62,50 @@ def enriched(es: Elasticsearch, alias: str) -> dict[str, dict]:
     return {hit["_source"]["event_id"]: hit["_source"] for hit in hits}
 
 
-def test_context_holds_the_turns_around_and_gains_later_neighbours(es: Elasticsearch, alias: str):
+def test_context_holds_the_turns_before_and_a_turn_stored_late_reaches_those_after(
+    es: Elasticsearch, alias: str
+):
     store(es, alias, turn(1, "alpha apples"), turn(2, "bravo bananas"))
     assert enrich(es, alias, None).enriched == 2
     docs = enriched(es, alias)
+    ids = stored_ids(es, alias)
     assert docs["alice-s-2"]["context"] == "alpha appl bravo banana"
+    assert docs["alice-s-2"]["context_of"] == [ids["alice-s-1"]]
     assert docs["alice-s-2"]["stems"] == "bravo banana"
+    assert docs["alice-s-1"]["context"] == "alpha appl"
     assert docs["alice-s-1"]["enriched"] == [CONTEXT_MARK]
 
-    # A later turn, and one stored late between the first two.
+    # A later turn, and one stored late between the first two: the turn after it that
+    # was enriched before is rewritten with it, the first turn is left as it was.
     store(es, alias, turn(3, "charlie cherries"), turn(15, "delta dates", at=1.5))
     summary = enrich(es, alias, None)
-    assert (summary.missing, summary.enriched) == (2, 2) and summary.neighbours == 2
+    assert (summary.missing, summary.enriched, summary.neighbours) == (2, 2, 1)
     docs = enriched(es, alias)
-    assert docs["alice-s-1"]["context"] == "alpha appl delta date bravo banana"
-    assert docs["alice-s-2"]["context"] == "alpha appl delta date bravo banana charli cherri"
-    assert docs["alice-s-3"]["context"] == "delta date bravo banana charli cherri"
+    ids = stored_ids(es, alias)
+    assert docs["alice-s-1"]["context"] == "alpha appl"
+    assert docs["alice-s-2"]["context"] == "alpha appl delta date bravo banana"
+    assert docs["alice-s-2"]["context_of"] == [ids["alice-s-1"], ids["alice-s-15"]]
+    assert docs["alice-s-3"]["context"] == "alpha appl delta date bravo banana charli cherri"
     assert enrich(es, alias, None).missing == 0, "nothing is left to do"
+
+
+def test_each_event_is_written_once_after_its_store_when_turns_arrive_in_order(
+    es: Elasticsearch, alias: str
+):
+    # As `serve` receives a live conversation: one turn, then a pass, and so on.
+    for n in range(1, 9):
+        store(es, alias, turn(n, f"turn number {n} about topic{n}"))
+        assert enrich(es, alias, None).enriched == 1
+    es.indices.refresh(index=alias)
+    hits = es.search(index=alias, size=100, version=True, query={"match_all": {}})["hits"]["hits"]
+    assert len(hits) == 8
+    assert {hit["_version"] for hit in hits} == {2}, "the store, then one enrichment write"
+
+
+def stored_ids(es: Elasticsearch, alias: str) -> dict[str, str]:
+    """Each stored event's `_id`, by event id."""
+    hits = es.search(index=alias, size=100, query={"match_all": {}}, source=["event_id"])
+    return {hit["_source"]["event_id"]: hit["_id"] for hit in hits["hits"]["hits"]}
 
 
 def test_contexts_never_mix_users_or_sessions(es: Elasticsearch, alias: str):
@@ -254,17 +281,25 @@ def test_ingest_enriches_once_stored_and_embed_shows_and_closes_the_lag(
     assert "0 event(s) await" in run(main, [*base, "embed", "--status"]).output
 
 
+@pytest.mark.parametrize(
+    "added_since",
+    [
+        ("stems", "context", "enriched", "context_of", "context_since"),
+        ("context_of", "context_since"),  # the rule of turns on both sides
+    ],
+    ids=["before-enrichment", "before-the-context-rule"],
+)
 def test_an_index_of_an_earlier_release_is_named_until_setup_adds_the_fields(
-    es: Elasticsearch,
+    es: Elasticsearch, added_since: tuple[str, ...]
 ):
     alias = f"t-pre-enrichment_{uuid.uuid4().hex[:8]}"
     mapped = mapping_update()["properties"]
-    old = {k: v for k, v in mapped.items() if k not in ("stems", "context", "enriched")}
+    old = {k: v for k, v in mapped.items() if k not in added_since}
     legacy = f"{alias}-000001"
     mappings = {"dynamic": "strict", "_routing": {"required": True}, "properties": old}
     es.indices.create(index=legacy, mappings=mappings, aliases={alias: {"is_write_index": True}})
     try:
-        with pytest.raises(IndexerError, match="no fields for stems and context") as refused:
+        with pytest.raises(IndexerError, match="lacks fields of the context rule") as refused:
             enrich(es, alias, None)
         assert "session-recall setup" in refused.value.hint
         install(es, alias)  # what `session-recall setup` does

@@ -78,7 +78,7 @@ def store(es_url: str, module_alias: str) -> Iterator[EventStore]:
         Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_EMBEDDER="none"), index=module_alias
     )
     yield store
-    store.client.close()
+    store.close()
 
 
 @pytest.fixture

@@ -2,8 +2,9 @@
 
 `POST /v1/embeddings` answers as OpenAI does, with the static embedder's vectors. The
 test steers it: `fail_next` answers that many requests with 503, `status` answers
-every request with that status, `dims` cuts the vectors to that size; `batches`
-records how many inputs each request carried. It listens on 127.0.0.1 only, runs
+every request with that status, `dims` cuts the vectors to that size,
+`max_input_chars` refuses (400) a request holding a longer input; `batches` records
+how many inputs each request carried. It listens on 127.0.0.1 only, runs
 uvicorn in a thread, and `stop()` closes the port: a real "endpoint down".
 """
 
@@ -33,6 +34,8 @@ class Controls:
     dims: int = DIMS
     batches: list[int] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)  # every text received, in order
+    # Refuse (400, as OpenAI's API does) a request with an input longer than this.
+    max_input_chars: int | None = None
 
 
 class EmbeddingsServer:
@@ -54,6 +57,10 @@ class EmbeddingsServer:
                 return JSONResponse({"error": {"message": "overloaded"}}, status_code=503)
             body: dict[str, Any] = await request.json()
             inputs = body["input"]
+            limit = controls.max_input_chars
+            if limit is not None and any(len(text) > limit for text in inputs):
+                message = f"This model's maximum context length is {limit} characters."
+                return JSONResponse({"error": {"message": message}}, status_code=400)
             controls.batches.append(len(inputs))
             controls.inputs.extend(inputs)
             vectors = self._embedder.embed(inputs)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from session_recall.core.index_names import shared_names, tombstone_index
+from session_recall.core.index_names import bookkeeping_indices, shared_names
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import GRANULARITIES, index_patterns, partition_of
 from session_recall.security.roles import descriptor
@@ -21,16 +21,16 @@ MOMENTS = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2262, 
 
 def _names(alias: str, moment: datetime) -> set[str]:
     """The alias and every index it may own: a partition of each period holding
-    `moment`, its tombstones, and the single-index layout's first index."""
+    `moment`, its tombstones and leases, and the single-index layout's first index."""
     stamp = Instant.from_datetime(moment.replace(tzinfo=UTC))
     partitions = {partition_of(alias, stamp, period).index for period in GRANULARITIES}
-    return {alias, *partitions, tombstone_index(alias), f"{alias}-000001"}
+    return {alias, *partitions, *bookkeeping_indices(alias), f"{alias}-000001"}
 
 
 def _claims(alias: str, name: str) -> bool:
     """Whether `name` is one of `alias`'s: an index of its own, one its template takes
     in, or one its roles grant."""
-    if name in (alias, tombstone_index(alias)) or any(
+    if name in (alias, *bookkeeping_indices(alias)) or any(
         fnmatchcase(name, pattern) for pattern in index_patterns(alias)
     ):
         return True
@@ -45,6 +45,7 @@ def _claims(alias: str, name: str) -> bool:
 )
 @example(first="nc-h", second="nc-h-tombstones", moment=datetime(2026, 7, 1))
 @example(first="ev", second="ev-2026", moment=datetime(2026, 7, 1))
+@example(first="nc-h", second="nc-h-leases", moment=datetime(2026, 7, 1))
 def test_two_accepted_aliases_never_claim_each_others_names(first, second, moment):
     if isinstance(second, tuple):  # often one alias's name followed by a dash and more
         second = f"{first}-{second[1]}"
@@ -62,12 +63,13 @@ def test_two_accepted_aliases_never_claim_each_others_names(first, second, momen
         ("ev-1", "ev-1-2026.07"),
         ("ev-000001", "ev-000001"),  # ev's index of the single-index layout
         ("nc-h-tombstones", "nc-h-tombstones"),  # nc-h's tombstone index
+        ("nc-h-leases", "nc-h-leases"),  # nc-h's enrichers' leases
     ],
 )
 def test_a_refused_alias_could_share_an_index_with_another(alias: str, shared: str):
     reason = shared_names(alias)
     assert reason is not None and alias in reason
-    owner = alias.split("-")[0] if "tombstones" not in alias else "nc-h"
+    owner = "nc-h" if alias.startswith("nc-h") else alias.split("-")[0]
     assert shared in _names(alias, datetime(2026, 7, 1)) and _claims(owner, shared)
 
 

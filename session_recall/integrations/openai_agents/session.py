@@ -298,8 +298,13 @@ class SessionRecallSession(SessionABC):
         ):
             for hit in hits:
                 item = stored_item(hit["_source"])
-                # An event of another surface that is no item is left alone.
-                if item is not None and self._claim(hit, deadline, handover.abandoned):
+                if item is None:  # an event of another surface that is no item: left alone
+                    if handover.abandoned.is_set():
+                        return None
+                    continue
+                if self._claim(hit, deadline, handover.abandoned):
+                    # Gone for reads: now from the contexts of the turns after it too.
+                    self._store.forget(self.user_id, [hit["_id"]])
                     popped = _Popped(item, hit["_source"])
                     if handover.hand_over(popped):
                         return item  # type: ignore[return-value]  # a JSON object
