@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import orjson
@@ -62,32 +62,49 @@ class IngestRun:
         }
 
 
-class Reached:
-    """Polls `condition` every 20 ms from `started` on; `seconds` is when it first held."""
+class _Sampling:
+    """A thread that calls `sample` every 20 ms while the `with` block runs, until it
+    returns True."""
 
-    def __init__(self, condition: Callable[[], bool], started: float) -> None:
-        self._condition = condition
-        self._started = started
+    def __init__(self) -> None:
         self._stop = threading.Event()
-        self.seconds: float | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "Reached":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        if self.seconds is None and self._condition():  # it held at the very end
-            self.seconds = time.perf_counter() - self._started
+
+    def sample(self) -> bool:
+        raise NotImplementedError
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            if self._condition():
-                self.seconds = time.perf_counter() - self._started
-                return
+        while not self._stop.is_set() and not self.sample():
             self._stop.wait(_SAMPLE_EVERY_S)
+
+
+class Reached(_Sampling):
+    """When `condition` first held, in seconds from `started`."""
+
+    def __init__(self, condition: Callable[[], bool], started: float) -> None:
+        super().__init__()
+        self._condition = condition
+        self._started = started
+        self.seconds: float | None = None
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        if self.seconds is None:
+            self.sample()  # it may have held only at the very end
+
+    def sample(self) -> bool:
+        if self._condition():
+            self.seconds = time.perf_counter() - self._started
+            return True
+        return False
 
 
 def acknowledged(path: Path, saved: Path) -> Callable[[], bool]:
@@ -102,37 +119,27 @@ def acknowledged(path: Path, saved: Path) -> Callable[[], bool]:
     return done
 
 
-class PeakRss:
+class PeakRss(_Sampling):
     """Samples the resident memory of a process and all its descendants; keeps the peak."""
 
     def __init__(self, pid: int) -> None:
+        super().__init__()
         self._process = psutil.Process(pid)
-        self._stop = threading.Event()
         self.peak = 0
         self.samples = 0
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "PeakRss":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                tree = [self._process, *self._process.children(recursive=True)]
-                total = 0
-                for process in tree:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        total += process.memory_info().rss
-            except psutil.NoSuchProcess:
-                return
-            self.peak = max(self.peak, total)
-            self.samples += 1
-            self._stop.wait(_SAMPLE_EVERY_S)
+    def sample(self) -> bool:
+        try:
+            tree = [self._process, *self._process.children(recursive=True)]
+            total = 0
+            for process in tree:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    total += process.memory_info().rss
+        except psutil.NoSuchProcess:
+            return True
+        self.peak = max(self.peak, total)
+        self.samples += 1
+        return False
 
 
 def session_recall_command() -> list[str]:

@@ -51,27 +51,20 @@ def cpu_model() -> str:
 def revision() -> str:
     """The commit of this checkout the figures were measured on, and whether it had
     changes not committed; "unknown" outside a git checkout."""
-    repo = Path(__file__).resolve().parents[1]
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short=10", "HEAD"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        ).stdout.strip()
+        commit = _git("rev-parse", "--short=10", "HEAD")
+        changed = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{commit} with changes not committed" if changed else commit
+
+
+def _git(*args: str) -> str:
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True, timeout=30
+    )
+    return done.stdout.strip()
 
 
 def describe(client: Elasticsearch) -> dict[str, Any]:
