@@ -101,6 +101,7 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
             "summary": ingest.output,
             "load_average": load,
             "startup_s": startup,
+            "acknowledged_s": acked,
             "acknowledged_events_per_s": data.events / acked,
         },
         "ingest_none": none.to_json(),
