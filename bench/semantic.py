@@ -74,7 +74,9 @@ def run_size(run: "Run", data: generate.Summary) -> dict[str, Any]:
     run.settle(alias, data.events)
     embedder = embedder_for(Settings.model_validate({"SESSION_RECALL_EMBEDDER": default.embedder}))
     left = pending(run.client, alias, embedder)
-    acked = ingest.extra["acknowledged_s"] or ingest.seconds
+    acked = ingest.extra["acknowledged_s"]
+    if acked is None:
+        raise RuntimeError(f"{alias}: the checkpoint never covered {data.path.name}")
     enriching = max(ingest.seconds - acked, 1e-9)
     run.log(
         f"  acknowledged after {acked:.1f} s ({data.events / acked:,.0f} events/s), enriched "
