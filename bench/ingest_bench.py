@@ -1,8 +1,11 @@
 """Ingest throughput: `session-recall ingest FILE` against raw `_bulk` with the same bodies.
 
-Ours runs as the command a user runs, in a subprocess; its wall time is measured from
-start to exit (interpreter start-up included), and its resident memory, children
-included, is sampled every 20 ms.
+Ours runs as the command a user runs, in a subprocess, in a named configuration
+(`bench.configuration`: the default install, or storing only); its wall time is
+measured from start to exit (interpreter start-up included), and its resident memory,
+children included, is sampled every 20 ms. Its checkpoint is watched as well: the
+moment it covers the whole file is when every event was stored and acknowledged, which
+a default run follows with its enrichment pass.
 
 The raw side is the floor any client could reach on this node: the same documents,
 `_id`s, routing, `create` op type, monthly partitions and chunks as the indexer's, serialized
@@ -17,17 +20,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import orjson
 import psutil
 from elasticsearch import Elasticsearch
 
+from bench.configuration import Configuration
 from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity, partition_of
-from session_recall.indexer import tombstone_index
+from session_recall.indexer import checkpoint, tombstone_index
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
@@ -58,17 +63,15 @@ class IngestRun:
         }
 
 
-class PeakRss:
-    """Samples the resident memory of a process and all its descendants; keeps the peak."""
+class _Sampling:
+    """A thread that calls `sample` every 20 ms while the `with` block runs, until it
+    returns True."""
 
-    def __init__(self, pid: int) -> None:
-        self._process = psutil.Process(pid)
+    def __init__(self) -> None:
         self._stop = threading.Event()
-        self.peak = 0
-        self.samples = 0
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "PeakRss":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -76,19 +79,68 @@ class PeakRss:
         self._stop.set()
         self._thread.join()
 
+    def sample(self) -> bool:
+        raise NotImplementedError
+
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                tree = [self._process, *self._process.children(recursive=True)]
-                total = 0
-                for process in tree:
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        total += process.memory_info().rss
-            except psutil.NoSuchProcess:
-                return
-            self.peak = max(self.peak, total)
-            self.samples += 1
+        while not self._stop.is_set() and not self.sample():
             self._stop.wait(_SAMPLE_EVERY_S)
+
+
+class Reached(_Sampling):
+    """When `condition` first held, in seconds from `started`."""
+
+    def __init__(self, condition: Callable[[], bool], started: float) -> None:
+        super().__init__()
+        self._condition = condition
+        self._started = started
+        self.seconds: float | None = None
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        if self.seconds is None:
+            self.sample()  # it may have held only at the very end
+
+    def sample(self) -> bool:
+        if self._condition():
+            self.seconds = time.perf_counter() - self._started
+            return True
+        return False
+
+
+def acknowledged(path: Path, saved: Path) -> Callable[[], bool]:
+    """Whether the checkpoint `saved` covers the whole of `path`: every event of it is
+    stored (or dead-lettered) and acknowledged."""
+    size = path.stat().st_size
+
+    def done() -> bool:
+        position = checkpoint.load(saved)  # replaced by a rename: never read half written
+        return position is not None and position.offset >= size
+
+    return done
+
+
+class PeakRss(_Sampling):
+    """Samples the resident memory of a process and all its descendants; keeps the peak."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__()
+        self._process = psutil.Process(pid)
+        self.peak = 0
+        self.samples = 0
+
+    def sample(self) -> bool:
+        try:
+            tree = [self._process, *self._process.children(recursive=True)]
+            total = 0
+            for process in tree:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    total += process.memory_info().rss
+        except psutil.NoSuchProcess:
+            return True
+        self.peak = max(self.peak, total)
+        self.samples += 1
+        return False
 
 
 def session_recall_command() -> list[str]:
@@ -104,23 +156,24 @@ def session_recall_command() -> list[str]:
 
 
 def run_ours(
-    es_url: str,
-    alias: str,
-    path: Path,
-    events: int,
-    home: Path,
-    *,
-    embedder: str = "none",
-    enrich: bool = False,
+    es_url: str, alias: str, path: Path, events: int, home: Path, configuration: Configuration
 ) -> IngestRun:
-    """`embedder` is SESSION_RECALL_EMBEDDER for the run: none by default, so that ours
-    and raw `_bulk` store the same documents; `bench.semantic` runs it with static.
-    Without `enrich`, the command stores and stops (`--no-enrich`): what it
-    acknowledges, timed apart from the enrichment pass (`run_enrichment`)."""
+    """`session-recall ingest FILE` in `configuration`: with enrichment, the command
+    stores, then enriches, then exits, and `acknowledged_s` is when its checkpoint
+    (`--checkpoint`, saved twice a second) covered the file: everything stored. Without,
+    it stores and stops (`--no-enrich`), with no checkpoint, as a one-off load runs."""
     dead_letter = home / f"{alias}-dead-letter.ndjson"
     command = _ours(es_url, alias, home, "ingest", str(path), "--dead-letter", str(dead_letter))
-    command += [] if enrich else ["--no-enrich"]
-    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+    reached = None
+    if configuration.enrich:
+        saved = home / f"{alias}.checkpoint"
+        command += ["--checkpoint", str(saved)]
+        reached = acknowledged(path, saved)
+    else:
+        command += ["--no-enrich"]
+    run = run_command(command, events, env=configuration.env, reached=reached)
+    run.extra["configuration"] = configuration.to_json()
+    return run
 
 
 # An event of a user the dataset never names, erased on its own before a run: the
@@ -142,11 +195,6 @@ def tombstone_reads(client: Elasticsearch, alias: str) -> int:
     stats = client.indices.stats(index=tombstone_index(alias), metric="get")
     return int(stats["_all"]["total"]["get"]["total"])
 
-
-def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder: str) -> IngestRun:
-    """`session-recall embed`: one enrichment pass over what `alias` holds."""
-    command = _ours(es_url, alias, home, "embed")
-    return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
 
 
 def run_compaction(es_url: str, alias: str, events: int, home: Path) -> IngestRun:
@@ -186,9 +234,14 @@ def run_floor(
     return run_command([*command, "--partition", partition, str(path)], events)
 
 
-def run_command(command: list[str], events: int, env: dict[str, str] | None = None) -> IngestRun:
+def run_command(
+    command: list[str],
+    events: int,
+    env: dict[str, str] | None = None,
+    reached: Callable[[], bool] | None = None,
+) -> IngestRun:
     """Run `command` to its end: its wall time, peak RSS (children included) and CPU
-    time, per event too."""
+    time, per event too; with `reached`, when it first held (`reached_s`)."""
     started = time.perf_counter()
     with (
         subprocess.Popen(
@@ -200,6 +253,7 @@ def run_command(command: list[str], events: int, env: dict[str, str] | None = No
             cwd=Path(__file__).resolve().parents[1],
         ) as process,
         PeakRss(process.pid) as rss,
+        Reached(reached or (lambda: False), started) as moment,
     ):
         assert process.stdout is not None
         output = process.stdout.read()
@@ -220,6 +274,7 @@ def run_command(command: list[str], events: int, env: dict[str, str] | None = No
             "rss_samples": rss.samples,
             "cpu_s": cpu_s,
             "cpu_us_per_event": cpu_s / events * 1e6,
+            **({} if reached is None else {"acknowledged_s": moment.seconds}),
         },
     )
 

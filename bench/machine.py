@@ -4,6 +4,7 @@ spent, by this process and by the node."""
 import os
 import platform
 import resource
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -12,6 +13,9 @@ from typing import Any
 
 import psutil
 from elasticsearch import Elasticsearch
+
+from bench.configuration import default_embedder
+from session_recall.indexer import native
 
 # Elasticsearch's `monitor.process.refresh_interval` (1 s), plus a margin.
 NODE_STATS_REFRESH_S = 1.2
@@ -44,6 +48,25 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def revision() -> str:
+    """The commit of this checkout the figures were measured on, and whether it had
+    changes not committed; "unknown" outside a git checkout."""
+    try:
+        commit = _git("rev-parse", "--short=10", "HEAD")
+        changed = _git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit} with changes not committed" if changed else commit
+
+
+def _git(*args: str) -> str:
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True, timeout=30
+    )
+    return done.stdout.strip()
+
+
 def describe(client: Elasticsearch) -> dict[str, Any]:
     """The machine and the node, as plain values for the report."""
     nodes = client.nodes.info(
@@ -65,4 +88,7 @@ def describe(client: Elasticsearch) -> dict[str, Any]:
         "es_heap_gb": round(node["jvm"]["mem"]["heap_max_in_bytes"] / 2**30, 2),
         "es_jvm": node["jvm"].get("version"),
         "load_average_start": [round(x, 2) for x in os.getloadavg()],
+        "revision": revision(),
+        "native_core": native.installed(),
+        "default_embedder": default_embedder(),
     }

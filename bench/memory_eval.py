@@ -3,6 +3,8 @@
     export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
     python -m bench.memory_eval --locomo PATH/locomo10.zip                # the dev split
     python -m bench.memory_eval --locomo PATH --conversations 26,30 --modes keyword
+    python -m bench.memory_eval --locomo PATH --modes keyword --context-reach 1 --boosts text=1
+    python -m bench.memory_eval --locomo PATH --report BENCHMARKS.md --embedders e5-small
 
 Each conversation is stored as one user, through the writer and the configured
 embedder (`SESSION_RECALL_EMBEDDER`, the static model by default), into an alias of
@@ -16,16 +18,25 @@ list (see `recall.fusion`), and each conversation is scored at the weight the ot
 choose (best turn recall@10 over them): leave-one-conversation-out, the weight a model
 would be given without seeing the conversation it is measured on.
 
+`--boosts` and `--context-reach` vary the keyword list: its fields' weights, and how
+many turns of its session an event's context holds (set for the enrichment pass this
+process runs). `--report` runs the whole plan of `bench/locomo_report.py` and writes the
+"memory_search on LoCoMo" section of the report from it: no row of it is typed in.
+
 The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
 are checked on, never run or tuned on.
 """
 
 import argparse
+import contextlib
+import importlib
 import statistics
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +57,42 @@ LIMIT = 10  # memory_search's default: what an agent's tool call gets
 _KEY = b"bench-memory-eval-cursor-key-32b"
 
 
+def reach_module() -> Any:
+    """The module whose `CONTEXT_REACH` the enrichment pass reads at each use (looked
+    for by name: set where the pass does not read it, it would change nothing)."""
+    for name in ("session_recall.indexer.context", "session_recall.indexer.enrichment"):
+        with contextlib.suppress(ModuleNotFoundError):
+            module = importlib.import_module(name)
+            if hasattr(module, "CONTEXT_REACH"):
+                return module
+    raise RuntimeError("the enrichment pass reads no CONTEXT_REACH: --context-reach cannot work")
+
+
+@contextmanager
+def context_reach(reach: int | None) -> Iterator[int]:
+    """The context reach of the enrichment passes run meanwhile in this process (None:
+    the release's own); yields the reach in force."""
+    module = reach_module()
+    before = int(module.CONTEXT_REACH)
+    module.CONTEXT_REACH = before if reach is None else reach
+    try:
+        yield int(module.CONTEXT_REACH)
+    finally:
+        module.CONTEXT_REACH = before
+
+
+@contextmanager
+def keyword_boosts(boosts: dict[str, float]) -> Iterator[None]:
+    """memory_search's keyword list with these field weights, meanwhile."""
+    before = dict(memory_query.KEYWORD_BOOSTS)
+    memory_query.KEYWORD_BOOSTS.update(boosts)
+    try:
+        yield
+    finally:
+        memory_query.KEYWORD_BOOSTS.clear()
+        memory_query.KEYWORD_BOOSTS.update(before)
+
+
 def kept_section(document: str) -> str | None:
     """This harness's section of an existing report, if any."""
     return sections.kept(document, start=START, end=END)
@@ -53,6 +100,16 @@ def kept_section(document: str) -> str | None:
 
 def replace_section(document: str, text: str) -> str:
     return sections.replace(document, text, start=START, end=END)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The conversations stored in an alias and enriched: its searchers, and the
+    enrichment pass's rate."""
+
+    searchers: Searchers
+    model: str
+    enrichment_events_per_s: float
 
 
 def evaluate(
@@ -67,6 +124,24 @@ def evaluate(
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
     return the mean scores per mode (overall and per category) with p50 latency."""
+    with loaded(client, settings, conversations, keep=keep, log=log) as store:
+        results = {mode: score(store.searchers, conversations, mode) for mode in modes}
+        if weights:
+            results.update(leave_one_out(store.searchers, conversations, weights, log))
+        return results
+
+
+@contextmanager
+def loaded(
+    client: Any,
+    settings: Settings,
+    conversations: list[locomo.Conversation],
+    *,
+    keep: bool = False,
+    log: Any = print,
+) -> Iterator[Loaded]:
+    """The conversations stored through the writer in a fresh alias, and enriched with
+    the configured embedder; the alias is dropped afterwards unless `keep`."""
     alias = f"bench-locomo-r{uuid.uuid4().hex[:8]}"  # no dash before a digit
     embedder = embedder_for(settings)
     install(client, alias)
@@ -88,17 +163,15 @@ def evaluate(
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         model = embedder.model_id if embedder is not None else "no embedder"
         log(f"enrichment pass ({model}): {len(events) / seconds:,.0f} events/s ({seconds:.1f} s)")
-        searchers = Searchers(client, alias, _KEY, embedder=embedder)
-        results = {mode: _mode(searchers, conversations, mode) for mode in modes}
-        if weights:
-            results.update(_leave_one_out(searchers, conversations, weights, log))
-        return results
+        yield Loaded(
+            Searchers(client, alias, _KEY, embedder=embedder), model, len(events) / seconds
+        )
     finally:
         if not keep:
             uninstall(client, alias)
 
 
-def _leave_one_out(
+def leave_one_out(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     weights: Sequence[float],
@@ -107,7 +180,7 @@ def _leave_one_out(
     """Hybrid at each weight, then each conversation scored at the weight chosen on
     the others (best mean turn recall@10)."""
     per_weight = {
-        w: {c.id: _mode(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
+        w: {c.id: score(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
         for w in weights
     }
     results: dict[str, Any] = {}
@@ -135,19 +208,21 @@ def _recall_without(by_conversation: dict[int, dict[str, Any]], held_id: int) ->
 
 
 def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several `_mode` results as one, each question counting once."""
+    """Several `score` results as one, each question counting once."""
     rows = [row for part in parts for row in part["rows"]]
     took = [t for part in parts for t in part["took"]]
     return _summary(rows, took)
 
 
-def _mode(
+def score(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     mode: str,
     *,
     dense_weight: float | None = None,
 ) -> dict[str, Any]:
+    """Every question of `conversations` asked in `mode`: the mean scores, overall and
+    per category, and the p50 latency."""
     rows: list[tuple[int, locomo.Scores]] = []
     took: list[float] = []
     for conversation in conversations:
@@ -213,6 +288,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         "per conversation leaving it out.",
     )
     parser.add_argument(
+        "--context-reach",
+        type=int,
+        metavar="N",
+        help="how many turns of its session the enrichment puts into an event's context "
+        "(default: the release's own)",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="BENCHMARKS.md",
+        help="run the whole plan of bench/locomo_report.py (the default, the keyword "
+        "list's changes, --embedders) and write its section of this report; "
+        "--modes, --weights, --boosts and --context-reach are its own then",
+    )
+    parser.add_argument(
+        "--embedders",
+        default="",
+        help="--report: other embedders to run besides the default, comma-separated "
+        "(e.g. e5-small,minilm, each fetched with `session-recall models fetch` first)",
+    )
+    parser.add_argument(
         "--boosts",
         default="",
         help="The keyword list's field weights to try, e.g. text=1,stems=1,context=0.5 "
@@ -251,6 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--weights: {args.weights!r} is not a list of numbers")
     if any(not 0 <= w <= 1 for w in weights):
         parser.error("--weights: each weight is within [0, 1]")
+    if args.context_reach is not None and args.context_reach < 0:
+        parser.error("--context-reach: a number of turns, 0 or more")
+    embedders = [name.strip() for name in args.embedders.split(",") if name.strip()]
+    if args.report and (args.boosts or args.weights or args.context_reach is not None):
+        parser.error("--report runs its own plan: leave out --boosts, --weights, --context-reach")
     try:
         conversations = locomo.load(args.locomo, ids)
     except (OSError, ValueError) as err:
@@ -262,14 +363,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
         )
     client = make_client(settings)
-    results = evaluate(
-        client, settings, conversations, modes, keep=args.keep, weights=weights, log=_to_stderr
-    )
+    if args.report is not None:
+        return _write_report(client, settings, conversations, embedders, args.report, argv)
+    with context_reach(args.context_reach):
+        results = evaluate(
+            client, settings, conversations, modes, keep=args.keep, weights=weights, log=_to_stderr
+        )
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     if "keyword" in results and "hybrid" in results:
         print(f"\n{_against_keyword(results['hybrid'], results['keyword'])}")
     return 0
+
+
+def _write_report(
+    client: Any,
+    settings: Settings,
+    conversations: list[locomo.Conversation],
+    embedders: list[str],
+    report: Path,
+    argv: Sequence[str] | None,
+) -> int:
+    """The plan's runs, into the LoCoMo section of `report` (the rest is kept)."""
+    from bench import locomo_report  # imported here: it builds on this module
+
+    found = locomo_report.run(client, settings, conversations, embedders, _to_stderr)
+    command = " ".join(["python -m bench.memory_eval", *_shown(argv or sys.argv[1:])])
+    old = report.read_text(encoding="utf-8") if report.exists() else "# Benchmarks\n"
+    report.write_text(replace_section(old, locomo_report.section(found, command)), "utf-8")
+    _to_stderr(f"wrote the LoCoMo section of {report}")
+    return 0
+
+
+def _shown(argv: Sequence[str]) -> list[str]:
+    """The arguments as the report shows them: where the data and the report are, by
+    their names only."""
+    shown, path_next = [], False
+    for arg in argv:
+        shown.append(f"PATH/{Path(arg).name}" if path_next else arg)
+        path_next = arg in ("--locomo", "--report")
+    return shown
 
 
 def _to_stderr(text: str) -> None:

@@ -26,6 +26,7 @@ from elasticsearch import Elasticsearch
 
 from bench import (
     alias_name,
+    configuration,
     generate,
     ingest_bench,
     loader,
@@ -37,11 +38,13 @@ from bench import (
     semantic,
     serve_bench,
 )
+from bench.configuration import Configuration
 from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_reference
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
 from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity
+from session_recall.indexer import native
 from session_recall.templates import install, uninstall
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,6 +71,8 @@ class Config:
     keep: bool = False
     # The period of every alias the run makes, the baselines' too.
     partition: Granularity = DEFAULT_GRANULARITY
+    # The default configuration (enrichment on) runs at sizes up to this (None: all).
+    enrich_up_to: int | None = None
 
 
 def parse_size(text: str) -> int:
@@ -99,6 +104,7 @@ def config_from(args: argparse.Namespace) -> Config:
         quick=quick,
         keep=args.keep,
         partition=args.partition or DEFAULT_GRANULARITY,
+        enrich_up_to=parse_size(args.enrich_up_to) if args.enrich_up_to else None,
     )
 
 
@@ -183,41 +189,83 @@ class Run:
         floor = ingest_bench.run_floor(self.es_url, data.path, data.events, self.config.partition)
         self.log(f"  bare loop: {floor.extra['cpu_us_per_event']:.1f} µs CPU/event")
 
-        alias = self.alias(label.lower())
-        home = self.config.work_dir / "home"
-        home.mkdir(parents=True, exist_ok=True)
-        self.log(f"session-recall ingest {data.path.name} -> {alias}")
-        node_cpu = self.node_cpu_s()
-        ours = ingest_bench.run_ours(self.es_url, alias, data.path, data.events, home)
-        ours.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / ours.events * 1e6
-        self.settle(alias, data.events)
-        self.log(
-            f"  ours: {ours.events_per_s:,.0f} events/s ({ours.seconds:.1f} s), "
-            f"peak RSS {(ours.peak_rss_bytes or 0) / 2**20:.0f} MB; {ours.output}"
-        )
-
-        erased_alias = self.alias(f"erased-{label.lower()}")
-        self.log(f"session-recall ingest {data.path.name} -> {erased_alias}, one event erased")
-        ingest_bench.erase_an_event(self.es_url, erased_alias, home)
-        reads = ingest_bench.tombstone_reads(self.client, erased_alias)
-        erased = ingest_bench.run_ours(self.es_url, erased_alias, data.path, data.events, home)
-        reads = ingest_bench.tombstone_reads(self.client, erased_alias) - reads
-        erased.extra["tombstone_reads"] = reads
-        self.settle(erased_alias, data.events)
-        self.drop(erased_alias)
-        self.log(f"  ours after an erasure: {erased.events_per_s:,.0f} events/s, {reads:,} reads")
-        return alias, {
-            "ours": {**ours.to_json(), "summary": ours.output},
-            "ours_after_event_erasure": erased.to_json(),
+        # `ingest` in each configuration, each into an alias of its own: storing only on
+        # the Python path, and on the native core where it is built, then as a default
+        # install runs it. Recall is timed on the last one's alias, the others are dropped.
+        runs: dict[str, dict[str, Any]] = {}
+        kept = ""
+        plan = [configuration.storing_only(native_core=False)]
+        if native.installed():
+            plan.append(configuration.storing_only(native_core=True))
+        if self.enriches(data):
+            plan.append(configuration.default())
+        for setup in plan:
+            if kept:
+                self.drop(kept)
+            kept, runs[setup.name] = self.ours(data, setup)
+        stored = runs.get("store_native", runs["store_python"])
+        erased = self.after_event_erasure(data, plan[-2] if "default" in runs else plan[-1])
+        return kept, {
+            "ours": stored,  # storing only, on the core this machine built: the baselines' peer
+            "ours_after_event_erasure": erased,
+            **({"python": runs["store_python"]} if "store_native" in runs else {}),
+            **({"default": runs["default"]} if "default" in runs else {}),
+            "recall_on": "default" if "default" in runs else "ours",
             "raw": raw.to_json(),
             "loader": loader.to_json(),
             "floor": floor.to_json(),
         }
 
+    def after_event_erasure(self, data: generate.Summary, setup: Configuration) -> dict[str, Any]:
+        """`ingest` storing only (`setup`) into an alias where one event of a user the
+        dataset never names was erased first: what writes cost once an alias has
+        per-event tombstones, with the tombstone reads it made."""
+        label = report.size_label(data.heavy_events).lower()
+        alias = self.alias(f"erased-{label}")
+        home = self.config.work_dir / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        self.log(f"session-recall ingest {data.path.name} -> {alias}, one event erased")
+        ingest_bench.erase_an_event(self.es_url, alias, home)
+        reads = ingest_bench.tombstone_reads(self.client, alias)
+        erased = ingest_bench.run_ours(self.es_url, alias, data.path, data.events, home, setup)
+        reads = ingest_bench.tombstone_reads(self.client, alias) - reads
+        erased.extra["tombstone_reads"] = reads
+        self.settle(alias, data.events)
+        self.drop(alias)
+        self.log(f"  ours after an erasure: {erased.events_per_s:,.0f} events/s, {reads:,} reads")
+        return erased.to_json()
+
+    def enriches(self, data: generate.Summary) -> bool:
+        """Whether this size runs the default configuration, enrichment and all."""
+        limit = self.config.enrich_up_to
+        return limit is None or data.heavy_events <= limit
+
+    def ours(self, data: generate.Summary, setup: Configuration) -> tuple[str, dict[str, Any]]:
+        """`session-recall ingest FILE` in `setup`, into an alias of its own (kept)."""
+        label = report.size_label(data.heavy_events).lower()
+        alias = self.alias(f"{label}-{setup.name.replace('_', '-')}")
+        home = self.config.work_dir / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        self.log(f"session-recall ingest ({setup.label}) {data.path.name} -> {alias}")
+        node_cpu = self.node_cpu_s()
+        run = ingest_bench.run_ours(self.es_url, alias, data.path, data.events, home, setup)
+        run.extra["node_cpu_us_per_event"] = (self.node_cpu_s() - node_cpu) / run.events * 1e6
+        self.settle(alias, data.events)
+        acknowledged = run.extra.get("acknowledged_s")
+        self.log(
+            f"  {run.events_per_s:,.0f} events/s ({run.seconds:.1f} s"
+            + ("" if acknowledged is None else f"; all acknowledged after {acknowledged:.1f} s")
+            + f"), {run.extra['cpu_us_per_event']:.1f} µs CPU/event, "
+            f"peak RSS {(run.peak_rss_bytes or 0) / 2**20:.0f} MB; {run.output}"
+        )
+        return alias, {**run.to_json(), "summary": run.output}
+
     def serve(self, data: generate.Summary) -> dict[str, Any]:
         home = self.config.work_dir / "home"
         home.mkdir(parents=True, exist_ok=True)
         return serve_bench.measure(
+            default=configuration.default() if self.enriches(data) else None,
+            stripped=configuration.storing_only(native_core=native.installed()),
             es_url=self.es_url,
             client=self.client,
             path=data.path,
@@ -331,7 +379,7 @@ class Run:
         """The --scale mode: see bench/scale.py."""
         started = time.perf_counter()
         config = self.config
-        results = self._results(command)
+        results = {**self._results(command), "ingest_configuration": scale.storing_only().label}
         raw_json = config.work_dir / "scale.json"
         earlier = json.loads(raw_json.read_text()) if raw_json.exists() else {}
         try:
@@ -452,6 +500,13 @@ def main(argv: list[str] | None = None) -> int:
         f"(default {DEFAULT_GRANULARITY})",
     )
     parser.add_argument("--sizes", nargs="+", help="heavy-user history sizes, e.g. 10k 100k 1M")
+    parser.add_argument(
+        "--enrich-up-to",
+        metavar="SIZE",
+        help="run `ingest` and `serve` as a default install does (the default embedder, "
+        "enrichment on) at sizes up to SIZE only (default: every size); a slow encoder's "
+        "enrichment of 1M events takes hours",
+    )
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     parser.add_argument("--out-dir", type=Path, help="write report, plot and data here")
     parser.add_argument("--report", type=Path)

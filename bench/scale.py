@@ -32,11 +32,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from elasticsearch import Elasticsearch
 
-from bench import alias_name, ingest_bench, report, sections
+from bench import alias_name, configuration, ingest_bench, report, sections
+from bench.configuration import Configuration
 from bench.timing import repeat
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
+from session_recall.indexer import native
 from session_recall.node import LocalCluster, LocalNode
 from session_recall.recall import CrossSessionSearcher
 from session_recall.templates import install, uninstall
@@ -203,10 +205,15 @@ def _load(run: "Run", heavy: int, label: str, kept: str) -> tuple[str, float]:
     home = config.work_dir / "home"
     home.mkdir(parents=True, exist_ok=True)
     run.log(f"session-recall ingest {path.name} ({total:,} events) -> {alias}")
-    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home)
+    ingest = ingest_bench.run_ours(run.es_url, alias, path, total, home, storing_only())
     run.settle(alias, total)
     path.unlink()
     return alias, ingest.events_per_s
+
+
+def storing_only() -> Configuration:
+    """What the scale-out runs load with: storing only, on the native core if built."""
+    return configuration.storing_only(native_core=native.installed())
 
 
 def compare_cluster(run: "Run", heavy: int, home: Path) -> dict[str, Any]:
@@ -228,7 +235,9 @@ def compare_cluster(run: "Run", heavy: int, home: Path) -> dict[str, Any]:
             client = make_client(Settings(ELASTICSEARCH_URL=url), request_timeout=120)
             alias = alias_name(run.run_id, name)
             install(client, alias, replicas=replicas)
-            ingest = ingest_bench.run_ours(url, alias, path, total, config.work_dir / "home")
+            ingest = ingest_bench.run_ours(
+                url, alias, path, total, config.work_dir / "home", storing_only()
+            )
             client.indices.refresh(index=alias)
             searcher = _searcher(client, alias)
             page0 = repeat(lambda s=searcher: s.search(QUERY), reps=config.reps, warmup=3)
@@ -257,6 +266,12 @@ def section(results: dict[str, Any], plot: Path, report_path: Path) -> str:
         "One node. A heavy user's history evenly over 36 monthly partitions, plus light "
         "users (a tenth as many events again); cross_session_search for the heavy user, "
         f"query `{QUERY}`, page size {PAGE}, p50 of {results['reps']} calls."
+    )
+    lines.append("")
+    lines.append(
+        "*ingest events/s*: `session-recall ingest FILE`, storing only ("
+        + results.get("ingest_configuration", "configuration not recorded")
+        + ")."
     )
     lines.append("")
     lines.append(

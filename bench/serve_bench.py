@@ -1,6 +1,12 @@
 """`serve` under load: 100-event batches from 8 and from 32 concurrent clients, single
 events from one client, and recall over HTTP against the library call.
 
+`serve` runs in a named configuration (`bench.configuration`). As a default install
+runs it (the default embedder, its enrichment in a background thread): 100-event
+batches from 8 clients, then the wait until the enrichment has caught up (`/readyz`
+reports the lag), then single events and recall, on that alias. Stripped down (no
+embedder, no enrichment): the batches from 8 and from 32 clients.
+
 `serve` runs as `session-recall serve` in a process of its own, on a fresh alias per
 batch load; the load generator (`bench.serve_load`) runs in another, and reports its own
 CPU. For the batch loads, the CPU per event of `serve` (from its process's CPU times)
@@ -23,9 +29,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psutil
 from elasticsearch import Elasticsearch
 
+from bench.configuration import Configuration
 from bench.ingest_bench import PeakRss
 from bench.soak import Serve, free_port
 from bench.timing import percentile
@@ -39,12 +47,10 @@ RECALL_BLOCK = 50  # calls per block of recall_side_by_side
 
 
 @contextmanager
-def serving(es_url: str, alias: str, home: Path) -> Iterator[Serve]:
-    # No embedder: the documents are the ones ingest and the baselines store.
+def serving(es_url: str, alias: str, home: Path, setup: Configuration) -> Iterator[Serve]:
     log = home / f"{alias}-serve.log"
-    serve = Serve(
-        es_url, home, free_port(), log, alias=alias, env={"SESSION_RECALL_EMBEDDER": "none"}
-    )
+    env = {**setup.env, "SESSION_RECALL_ENRICH": "true" if setup.enrich else "false"}
+    serve = Serve(es_url, home, free_port(), log, alias=alias, env=env)
     serve.start()
     try:
         yield serve
@@ -127,6 +133,29 @@ def recall_load(
     return {**result, **per_request, "cpu_bound_requests_per_s": cores / spent_s}
 
 
+def caught_up(serve: Serve, events: int, log: Callable[[str], None]) -> dict[str, Any]:
+    """Wait until `serve`'s enrichment has no event left (its `/readyz` lag): how long
+    that took from now, and the lag now. A slow encoder takes hours for 1M events: the
+    wait's bound is one event per 20 ms, and ten minutes more."""
+    began = time.perf_counter()
+    lag_at_start = _lag(serve)
+    deadline = began + 600 + events * 0.02
+    while (lag := _lag(serve)) != 0:
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"serve's enrichment still had {lag} events to do")
+        time.sleep(1)
+    seconds = time.perf_counter() - began
+    log(f"  enrichment caught up {seconds:.0f} s after the load ({lag_at_start:,} events then)")
+    rate = lag_at_start / seconds if lag_at_start and seconds else None
+    return {"lag_after_load": lag_at_start, "seconds": seconds, "events_per_s": rate}
+
+
+def _lag(serve: Serve) -> int | None:
+    answer = httpx.get(f"{serve.url}/readyz", timeout=30).json()
+    lag = answer.get("enrichment_pending")
+    return None if lag is None else int(lag)
+
+
 def library_recall(tool: BoundTool, query: str, calls: int) -> list[float]:
     """The latencies (ms) of the same tool call as the HTTP one, through the library in
     this process."""
@@ -173,6 +202,8 @@ def recall_side_by_side(
 
 def measure(
     *,
+    default: Configuration | None,
+    stripped: Configuration,
     es_url: str,
     client: Elasticsearch,
     path: Path,
@@ -187,22 +218,31 @@ def measure(
     quick: bool,
     log: Callable[[str], None],
 ) -> dict[str, Any]:
+    """`default` (None: not at this size) takes 8 clients' batches, catches up with its
+    enrichment, then answers single events and recall; `stripped` takes 8 and 32
+    clients' batches. Single events and recall run on `stripped` when `default` is None."""
     report: dict[str, Any] = {}
-    alias = new_alias("serve-8")
-    with serving(es_url, alias, home) as serve:
-        log(f"serve: {events:,} events in {BATCH}-event batches from 8 clients")
-        report["batches_8"] = batches(serve, path, events, 8, node_cpu_s)
-        log(f"  {report['batches_8']['events_per_s']:,.0f} events/s")
+    first = default or stripped
+    alias = new_alias("serve-8-default" if default else "serve-8")
+    with serving(es_url, alias, home, first) as serve:
+        log(f"serve ({first.label}): {events:,} events in {BATCH}-event batches from 8 clients")
+        key = "default_batches_8" if default else "batches_8"
+        report[key] = _with(first, batches(serve, path, events, 8, node_cpu_s))
+        log(f"  {report[key]['events_per_s']:,.0f} events/s")
+        if default is not None and default.enrich:
+            report["enrichment"] = caught_up(serve, events, log)
         settle(alias, events)
         log("serve: single events from 1 client")
-        report["single_1"] = load("single", serve.url, "--requests", "50" if quick else "300")
+        single = load("single", serve.url, "--requests", "50" if quick else "300")
+        report["single_1"] = _with(first, single)
         log(f"  ack p50 {report['single_1']['p50_ms']:.1f} ms")
         calls = 50 if quick else 300
-        report["recall_library_1"], report["recall_1"] = recall_side_by_side(
-            client, serve, alias, user, query, calls
-        )
+        library, http = recall_side_by_side(client, serve, alias, user, query, calls)
+        report["recall_library_1"], report["recall_1"] = library, _with(first, http)
         recall_args = ["--user", user, "--query", query]
-        report["recall_8"] = recall_load(serve, node_cpu_s, 8, calls * 8, *recall_args)
+        report["recall_8"] = _with(
+            first, recall_load(serve, node_cpu_s, 8, calls * 8, *recall_args)
+        )
         log(
             f"  recall p50 {report['recall_1']['p50_ms']:.1f} ms over HTTP, "
             f"{report['recall_library_1']['p50_ms']:.1f} ms library; "
@@ -210,10 +250,18 @@ def measure(
             f"(the CPU it costs allows {report['recall_8']['cpu_bound_requests_per_s']:,.0f})"
         )
     drop(alias)
-    alias = new_alias("serve-32")
-    with serving(es_url, alias, home) as serve:
-        log(f"serve: {events:,} events in {BATCH}-event batches from 32 clients")
-        report["batches_32"] = batches(serve, path, events, 32, node_cpu_s)
-        log(f"  {report['batches_32']['events_per_s']:,.0f} events/s")
-    drop(alias)
+    for clients in (8, 32) if default else (32,):
+        alias = new_alias(f"serve-{clients}")
+        with serving(es_url, alias, home, stripped) as serve:
+            log(f"serve ({stripped.label}): {events:,} events, {BATCH}-event batches, "
+                f"{clients} clients")  # fmt: skip
+            found = _with(stripped, batches(serve, path, events, clients, node_cpu_s))
+            report[f"batches_{clients}"] = found
+            log(f"  {found['events_per_s']:,.0f} events/s")
+        drop(alias)
     return report
+
+
+def _with(setup: Configuration, result: dict[str, Any]) -> dict[str, Any]:
+    """A result, labelled with the configuration `serve` ran in."""
+    return {**result, "configuration": setup.to_json()}

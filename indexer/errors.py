@@ -78,6 +78,11 @@ class ErasureIncomplete(IndexerError):
     kind = ErrorKind.UNAVAILABLE
 
 
+class NativeCoreMissing(IndexerError):
+    """SESSION_RECALL_NATIVE=1 asks for the native core, and it is not installed: the
+    run stops rather than take the Python path behind the operator's back."""
+
+
 class VectorFieldsMissing(IndexerError):
     """An index behind the alias predates the vector fields: `setup` adds them."""
 

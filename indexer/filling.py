@@ -123,7 +123,7 @@ class Filled:
 
 def fill(writer: Writer, data: bytes, limits: EventLimits | None) -> Filled:
     """The lines of `data` (a whole request body) as batches of at most the writer's
-    chunk bounds. Raises `RuntimeError` when the native core is not available; reads
+    chunk bounds. Raises `NativeCoreMissing` when the native core is not available; reads
     the alias's layout first unless `writer.layout_known`."""
     filled = Filled()
 

@@ -8,7 +8,8 @@ is the Python path's, in its words, so the two paths differ in speed only. The r
 it applies are this package's own, handed over here: the event's field names, what
 counts as blank, the limits, each day's partition.
 
-Without it, or with SESSION_RECALL_NATIVE=0, everything takes the Python path.
+Without it, or with SESSION_RECALL_NATIVE=0, everything takes the Python path;
+SESSION_RECALL_NATIVE=1 asks for it, and a run stops when it is not installed.
 """
 
 import os
@@ -19,6 +20,7 @@ from session_recall.core.instant import Instant, whole_day
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.core.partitions import Granularity, PartitionNames
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
+from session_recall.indexer.errors import NativeCoreMissing
 from session_recall.indexer.event import WHITESPACE, Event
 from session_recall.indexer.parsing import DEFAULT_LIMITS, DEFAULT_MAX_TEXT_BYTES, EventLimits
 
@@ -30,6 +32,7 @@ except ImportError:  # not built here: the Python path does the same
 # What `Builder.feed` stopped at (see native/src/lib.rs).
 DONE, FULL, DECLINED, TOO_LONG = 0, 1, 2, 3
 _OFF = frozenset({"0", "false", "no", "off"})
+_ON = frozenset({"1", "true", "yes", "on"})
 
 
 # A core built from older sources lacks what this release's writer asks of a batch
@@ -37,10 +40,28 @@ _OFF = frozenset({"0", "false", "no", "off"})
 _CURRENT = _core is not None and hasattr(_core.Batch, "own_scopes_of")
 
 
+def installed() -> bool:
+    """The native core is installed here, built from this release's sources, whatever
+    SESSION_RECALL_NATIVE says."""
+    return _CURRENT
+
+
 def available() -> bool:
-    """The native core is installed, built from this release's sources, and not turned
-    off (SESSION_RECALL_NATIVE=0)."""
-    return _CURRENT and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
+    """Whether to take the native path: the core is installed and not turned off
+    (SESSION_RECALL_NATIVE=0). Raises `NativeCoreMissing` when SESSION_RECALL_NATIVE=1
+    asks for it and it is not installed (or was built from older sources); unset, the
+    core is used where it is."""
+    setting = os.environ.get("SESSION_RECALL_NATIVE", "").strip().lower()
+    if setting in _OFF:
+        return False
+    if not _CURRENT and setting in _ON:
+        raise NativeCoreMissing(
+            "SESSION_RECALL_NATIVE=1 asks for the native core, which is not installed, or "
+            "was built from older sources.",
+            hint="Build it with `pip install ./native` (needs cargo), "
+            "or unset SESSION_RECALL_NATIVE to take the Python path.",
+        )
+    return _CURRENT
 
 
 # Event fields the core leaves to the Python path: a line that has one is declined.
@@ -62,7 +83,10 @@ class Rules:
         limits: EventLimits | None,
     ) -> None:
         if _core is None or not available():
-            raise RuntimeError("the native core is not available; take the Python path")
+            raise NativeCoreMissing(
+                "The native core is not available here.",
+                hint="Take the Python path, or build the core with `pip install ./native`.",
+            )
         keys = {}
         for name, field in Event.model_fields.items():
             if name in PYTHON_ONLY:

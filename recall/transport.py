@@ -54,7 +54,7 @@ def search(
             pre_filter_shard_size=_PRE_FILTER_ALWAYS,
         )
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
-        raise _domain_error(err, alias) from None
+        raise _domain_error(err, alias, timeout) from None
     body_out: dict[str, Any] = response.body
     _check_complete(body_out, timeout)
     return body_out
@@ -77,7 +77,7 @@ def msearch(
     try:
         response = client.msearch(**_msearch_request(alias, bodies, routing, timeout, indices))
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
-        raise _domain_error(err, alias) from None
+        raise _domain_error(err, alias, timeout) from None
     return _msearch_answers(response.body, alias, timeout)
 
 
@@ -95,7 +95,7 @@ async def amsearch(
         request = _msearch_request(alias, bodies, routing, timeout, indices)
         response = await client.msearch(**request)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
-        raise _domain_error(err, alias) from None
+        raise _domain_error(err, alias, timeout) from None
     return _msearch_answers(response.body, alias, timeout)
 
 
@@ -127,6 +127,8 @@ def _msearch_answers(
     for answer in answers:
         if "error" in answer:  # each search fails on its own, inside a 200 response
             error = answer["error"]
+            if _timed_out(error):
+                raise _ran_out_of_time(timeout)
             kind = error.get("type", "error") if isinstance(error, dict) else str(error)
             raise _refusal(int(answer.get("status", 500)), kind, alias)
         _check_complete(answer, timeout)
@@ -159,15 +161,32 @@ def _check_complete(response: dict[str, Any], timeout: float | None) -> None:
             hint="Retry in a few seconds: a node may be restarting.",
         )
     if response.get("timed_out"):
-        limit = f"its {timeout:g} s" if timeout is not None else "its time"
-        raise ElasticsearchUnavailable(
-            f"The search ran past {limit} limit in Elasticsearch.",
-            hint="Retry in a few seconds, or narrow the search (fewer terms, a later since).",
-        )
+        raise _ran_out_of_time(timeout)
 
 
-def _domain_error(err: Exception, alias: str) -> Exception:
+def _ran_out_of_time(timeout: float | None) -> ElasticsearchUnavailable:
+    limit = f"its {timeout:g} s" if timeout is not None else "its time"
+    return ElasticsearchUnavailable(
+        f"The search ran past {limit} limit in Elasticsearch.",
+        hint="Retry in a few seconds, or narrow the search (fewer terms, a later since).",
+    )
+
+
+def _timed_out(error: object) -> bool:
+    """Whether Elasticsearch failed a search because it ran out of time. With partial
+    results refused (every search here), a shard's timeout fails the whole search with
+    429 and a `search_timeout_exception` root cause, rather than answer `timed_out`."""
+    causes = error.get("root_cause") if isinstance(error, dict) else None
+    return any(
+        isinstance(cause, dict) and cause.get("type") == "search_timeout_exception"
+        for cause in causes or []
+    )
+
+
+def _domain_error(err: Exception, alias: str, timeout: float | None = None) -> Exception:
     if isinstance(err, ApiError):
+        if isinstance(err.body, dict) and _timed_out(err.body.get("error")):
+            return _ran_out_of_time(timeout)
         return _refusal(err.status_code, str(err.error), alias)
     return ElasticsearchUnavailable(
         f"Elasticsearch did not answer the search: {type(err).__name__}.",

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
+from bench import configuration
 from bench.endpoint_overhead import measure_enrichment
 from bench.floor import main as floor_main
 from bench.run import main
+from session_recall.indexer import native
 from tests.support.ndjson import event
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -27,13 +29,18 @@ _NUMBER = re.compile(r"\b\d+\.\d{2}\b")
 def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     es: Elasticsearch, es_url: str, tmp_path: Path
 ):
-    # Small sizes and few repetitions: whether it runs does not depend on them.
-    args = ["--quick", "--sizes", "1k", "2k", "--reps", "5"]
+    # Small sizes and few repetitions: whether it runs does not depend on them. The
+    # default configuration (enrichment on) runs at the first size only.
+    args = ["--quick", "--sizes", "1k", "2k", "--reps", "5", "--enrich-up-to", "1k"]
     assert main([*args, "--es-url", es_url, "--out-dir", str(tmp_path)]) == 0
 
     report = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
-    headings = ("## Machine", "## Targets", "## Recall latency", "## Ingest", "## Serve")
-    for heading in (*headings, "## Method"):
+    headings = ("## In short", "## Machine", "## Targets", "## Recall latency", "## Ingest")
+    assert f"As installed ({configuration.default().label}), at 1k events" in report
+    assert "`ingest` storing only, Python path (no embedder, no enrichment, Python path)" in (
+        report
+    )
+    for heading in (*headings, "## Serve", "## Method"):
         assert heading in report, report
     assert "bare loop" in report and "fill the cores" in report, report
     assert "after an event erasure" in report and "tombstone reads" in report, report
@@ -43,22 +50,39 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
 
     results = json.loads((tmp_path / "work" / "results.json").read_text())
     assert [size["heavy_events"] for size in results["sizes"]] == [1_000, 2_000]
+    stored = configuration.storing_only(native_core=native.installed())
     for size in results["sizes"]:
+        installed = size["heavy_events"] == 1_000
         assert size["ours"]["page0_any"]["p50_ms"] > 0
         assert size["reference"]["page0_any"]["same_as_reference"] is True
-        assert size["ingest"]["ours"]["events_per_s"] > 0
-        assert size["ingest"]["ours"]["peak_rss_mb"] > 0
-        assert size["ingest"]["loader"]["events_per_s"] > 0
-        assert size["ingest"]["floor"]["cpu_us_per_event"] > 0
+        ingest = size["ingest"]
+        assert ingest["ours"]["events_per_s"] > 0
+        assert ingest["ours"]["peak_rss_mb"] > 0
+        assert ingest["ours"]["configuration"] == stored.to_json()
+        assert ("python" in ingest) is native.installed()  # else "ours" is the Python path
+        assert ingest["loader"]["events_per_s"] > 0
+        assert ingest["floor"]["cpu_us_per_event"] > 0
         # After an event's erasure by id, writes read tombstones a batch at a time:
         # one read per event (twice per chunk) would pass the events' count.
-        erased = size["ingest"]["ours_after_event_erasure"]
+        erased = ingest["ours_after_event_erasure"]
         assert erased["events_per_s"] > 0
         assert 0 < erased["tombstone_reads"] < size["dataset"]["events"]
+        assert ("default" in ingest) is installed
+        assert ingest["recall_on"] == ("default" if installed else "ours")
+        if installed:
+            default = ingest["default"]
+            assert default["configuration"] == configuration.default().to_json()
+            assert 0 < default["acknowledged_s"] <= default["seconds"]
         serve = size["serve"]
         assert (
             serve["batches_8"]["units"] == serve["batches_32"]["units"] == size["dataset"]["events"]
         )
+        assert serve["batches_32"]["configuration"] == stored.to_json()
+        assert ("default_batches_8" in serve) is installed
+        if installed:
+            assert serve["default_batches_8"]["units"] == size["dataset"]["events"]
+            assert serve["enrichment"]["lag_after_load"] is not None
+            assert serve["single_1"]["configuration"]["name"] == "default"
         assert serve["batches_8"]["generator_cpu_s"] > 0
         assert serve["single_1"]["p50_ms"] > 0 and serve["recall_8"]["requests_per_s"] > 0
         # Library and HTTP recall alternate in blocks, the same calls on each side.
@@ -89,12 +113,17 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
     assert (
         "## Semantic recall" in text and "hybrid (the default) p50 at most 2x keyword p50" in text
     )
-    assert "acknowledges at least 0.8x the rate with no embedder" in text
+    assert f"`ingest` as installed ({configuration.default().label}) acknowledges" in text
     assert len(_NUMBER.findall(text.split("## Semantic recall", 1)[1])) > 10, text
     results = json.loads((tmp_path / "work" / "semantic.json").read_text())
     assert [size["heavy_events"] for size in results["sizes"]] == [2_000, 10_000]
     for size in results["sizes"]:
         assert size["ingest"]["events_per_s"] > 0
+        assert size["ingest"]["configuration"]["enrich"] is True, size["ingest"]
+        assert 0 < size["ingest"]["acknowledged_s"] <= size["ingest"]["seconds"], size["ingest"]
+        assert size["ingest_none"]["configuration"]["embedder"] == "none", size["ingest_none"]
+        # What the pass left (none, unless the node refused its updates) is reported.
+        assert size["enrichment"]["left"] is not None, size["enrichment"]
         assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
     assert not es.indices.get(index="bench-*_sem_*", allow_no_indices=True).body
 

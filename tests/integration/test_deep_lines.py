@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.http import create_app
+from tests.support import native as native_core
 from tests.support.ndjson import event, stored
 
 pytestmark = pytest.mark.integration
@@ -28,7 +29,7 @@ def _deep_line(i: int) -> bytes:
 BODY = orjson.dumps(event(1)) + b"\n" + _deep_line(2) + b"\n" + orjson.dumps(event(3)) + b"\n"
 
 
-@pytest.mark.parametrize("native", ["1", "0"], ids=["native", "python"])
+@pytest.mark.parametrize("native", native_core.PATHS)
 def test_ingest_dead_letters_a_deep_line_and_stores_the_others(
     es_url: str, es: Elasticsearch, alias: str, tmp_path: Path, monkeypatch, native: str
 ):

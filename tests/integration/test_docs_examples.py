@@ -51,6 +51,40 @@ def _frameworks_output(outputs: list[str]) -> None:
     assert "4 items in the session" in openai_agents  # question, call, output, answer
 
 
+def _partition_row(month: str, events: int) -> str:
+    """A line of `session-recall partitions` for a month of 2026 (not its size)."""
+    start = f"2026-{month}-01T00:00:00Z"
+    end = f"2026-{int(month) + 1:02d}-01T00:00:00Z"
+    return rf"-2026\.{month} +{start} +{end} +{events} "
+
+
+def _concepts_output(outputs: list[str]) -> None:
+    ingest, partitions = outputs
+    # The replay from stdin stores nothing twice (the first run's count depends on
+    # the checkpoint a previous run left in /tmp).
+    assert "Read 23, indexed 0, already present 23, rejected 0." in ingest, ingest
+    assert "Removed 1 event of session 's-bob-2' of user 'bob'." in ingest, ingest
+    assert re.search(_partition_row("07", 10), partitions), partitions  # 11 before the delete
+    assert "Would delete 0 partition(s), 0 event(s); nothing was changed." in partitions
+    assert "Deleted 0 partition(s), 0 event(s)." in partitions
+
+
+def _operations_output(outputs: list[str]) -> None:
+    migrate, compact = outputs
+    assert migrate.count("Nothing to move: every index behind") == 2, migrate
+    assert re.search(_partition_row("06", 10), migrate), migrate
+    assert re.search(_partition_row("07", 11), migrate), migrate
+    # Three ended partitions hold the samples; how many segments each has varies.
+    planned = re.search(
+        r"Would merge (\d+) partition\(s\) \((\d+) already in one segment\)", compact
+    )
+    merged = re.search(
+        r"Merged (\d+) partition\(s\) into one segment each \((\d+) already", compact
+    )
+    assert planned and merged, compact
+    assert sum(map(int, planned.groups())) == sum(map(int, merged.groups())) == 3, compact
+
+
 def _readme_output(outputs: list[str]) -> None:
     cli, python, http, _mcp, frameworks = outputs
     assert "We decided on Lisbon" in cli and "postgres" in cli.lower()
@@ -62,6 +96,8 @@ def _readme_output(outputs: list[str]) -> None:
 CHECKS: dict[str, Callable[[list[str]], None]] = {
     "README.md": _readme_output,
     "docs/cli.md": _cli_output,
+    "docs/concepts.md": _concepts_output,
+    "docs/operations.md": _operations_output,
     "docs/http.md": _http_output,
     "docs/mcp.md": lambda outputs: _contains(outputs[1], "let's go with"),
     "docs/python.md": lambda outputs: _contains(outputs[0], "s-stack"),
@@ -86,6 +122,11 @@ def _run(block: Block, env: dict[str, str]) -> str:
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{block} failed:\n{block.body}\n{done.stdout}\n{done.stderr}"
     return done.stdout
+
+
+def test_what_each_page_prints_is_checked():
+    """A page's examples must print what the page says, not only exit 0."""
+    assert sorted(RUNNING) == sorted(CHECKS)
 
 
 @pytest.mark.parametrize("page", RUNNING)

@@ -20,13 +20,13 @@ from session_recall.indexer import (
     WriterOptions,
     erase,
     ingest,
-    native,
     read_stream,
 )
 from session_recall.indexer.chunking import FLUSH, Flush
 from session_recall.indexer.lines import Line, LineRun
 from session_recall.indexer.tombstones import erased_at, record
 from session_recall.node import wait_until
+from tests.support import native as native_core
 from tests.support.ndjson import append_ndjson, event, ndjson, stored, write_ndjson
 from tests.support.recording import RecordingClient
 
@@ -151,7 +151,7 @@ def test_an_event_stamped_after_the_erasure_instant_is_kept_even_if_stored_befor
     assert stored(es, alias, user_id="alice") == 1
 
 
-@pytest.mark.parametrize("native_path", ["1", "0"], ids=["native", "python"])
+@pytest.mark.parametrize("native_path", native_core.PATHS)
 def test_a_refused_replay_never_deletes_a_newer_event_of_the_same_id(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path, monkeypatch, native_path: str
 ):
@@ -216,20 +216,12 @@ def _as_runs(lines: Iterator[Line | Flush], size: int) -> Iterator[LineRun | Flu
             yield line
 
 
-@pytest.mark.parametrize(
-    "runs",
-    [
-        pytest.param(False, id="python-path"),
-        pytest.param(
-            True,
-            id="native-path",
-            marks=pytest.mark.skipif(not native.available(), reason="no native core"),
-        ),
-    ],
-)
+@pytest.mark.parametrize("native_path", native_core.PATHS)
 def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
-    es: Elasticsearch, alias: str, tmp_path: Path, runs: bool
+    es: Elasticsearch, alias: str, tmp_path: Path, monkeypatch, native_path: str
 ):
+    monkeypatch.setenv("SESSION_RECALL_NATIVE", native_path)
+    runs = native_path == "1"  # line runs are what the native path reads
     total, before = 6_000, 1_000
     data = ndjson(event(i, user="victim" if i % 2 else "bystander") for i in range(total))
     # The erasure's client records its calls: the input holds its last 5,000 lines

@@ -18,9 +18,9 @@ from session_recall.indexer import (
     Event,
     Status,
     Writer,
-    native,
 )
 from session_recall.indexer.filling import fill
+from tests.support import native as native_core
 from tests.support.ndjson import event, ndjson, stored
 
 pytestmark = pytest.mark.integration
@@ -72,17 +72,7 @@ def test_ndjson_bodies_are_read_line_by_line(web: TestClient, es: Elasticsearch,
     assert stored(es, alias) == 2
 
 
-PATHS = [
-    pytest.param("0", id="python-path"),
-    pytest.param(
-        "1",
-        id="native-path",
-        marks=pytest.mark.skipif(not native.available(), reason="no native core"),
-    ),
-]
-
-
-@pytest.mark.parametrize("core", PATHS)
+@pytest.mark.parametrize("core", native_core.PATHS)
 def test_an_ndjson_body_is_answered_alike_on_either_path(
     settings: Settings, es: Elasticsearch, alias: str, monkeypatch: pytest.MonkeyPatch, core: str
 ):
@@ -246,10 +236,10 @@ def test_concurrent_submissions_share_one_bulk_request(
     client.close()
 
 
-@pytest.mark.skipif(not native.available(), reason="no native core")
 def test_concurrent_native_batches_share_one_bulk_request(
     settings: Settings, es: Elasticsearch, alias: str
 ):
+    native_core.require_core()
     # As above, for the bodies `serve` reads into native batches: each caller's
     # results come back to it, by position, from the one merged bulk.
     callers = 10

@@ -11,6 +11,7 @@ from elasticsearch import Elasticsearch
 from session_recall.cli import main
 from session_recall.indexer.layout import IDENTITY_KEY, write_layout
 from session_recall.templates import install
+from tests.support import native as native_core
 from tests.support.ndjson import event, write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -28,7 +29,7 @@ def _copies(es: Elasticsearch, alias: str, event_id: str) -> list[str]:
     return sorted(hit["_source"]["timestamp"] for hit in hits)
 
 
-@pytest.mark.parametrize("native", ["1", "0"], ids=["native", "python"])
+@pytest.mark.parametrize("native", native_core.PATHS)
 def test_an_id_reused_at_other_instants_is_other_events_each_stored_once(
     es_url: str, es: Elasticsearch, alias: str, tmp_path: Path, monkeypatch, native: str
 ):

@@ -450,9 +450,16 @@ async def test_the_memory_tool_offers_no_scope_and_answers_bad_arguments_with_a_
     properties = tool.params_json_schema["properties"]
     assert "query" in properties
     assert not {"user_id", "userId", "user", "session_id", "sessionId"} & set(properties)
-    for bad in ("not json", "[1, 2]", '{"query": ""}', '{"query": "x", "limit": "many"}'):
+    for bad, says in (
+        ("not json", "The arguments are not a JSON object; send them as one"),
+        ("[1, 2]", "The arguments are not a JSON object; send them as one"),
+        ('{"query": "x"}', "Error: 'innerThought' is required."),
+        ('{"innerThought": "t", "query": ""}', "Error: The query is empty."),
+        ('{"innerThought": "t", "query": "x", "limit": "many"}', "Error: 'limit': Input should"),
+    ):
         answer = await tool.on_invoke_tool(None, bad)  # type: ignore[arg-type]
-        assert isinstance(answer, str) and "Traceback" not in answer and answer.strip()
+        assert isinstance(answer, str) and answer.startswith(says), (bad, answer)
+        assert "Traceback" not in answer
 
 
 async def test_bad_ids_items_and_a_node_that_does_not_answer_say_what_to_do(make):

@@ -23,6 +23,7 @@ from session_recall.core.partitions import parse_partition
 from session_recall.http import create_app
 from session_recall.indexer import Scope, tombstone_index
 from session_recall.indexer.tombstones import record
+from tests.support import native as native_core
 from tests.support.ndjson import event, stored, write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -86,7 +87,7 @@ def _ingest(es_url: str, alias: str, *args: str) -> Result:
     return CliRunner().invoke(main, [*options, "ingest", *args])
 
 
-@pytest.mark.parametrize("native", ["1", "0"], ids=["native", "python"])
+@pytest.mark.parametrize("native", native_core.PATHS)
 def test_ingest_dead_letters_a_refused_partitions_events_and_stores_the_rest(
     es_url: str, es: Elasticsearch, alias: str, tmp_path: Path, monkeypatch, native: str
 ):

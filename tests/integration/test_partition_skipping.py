@@ -160,36 +160,19 @@ def test_the_latest_match_of_a_quiet_user_is_found_in_the_newest_partitions(
     assert served(searcher, "we decided") == [e["event_id"] for e in history]
 
 
-class _Starts:
-    """A partition map seam: the newest partitions start within the last day."""
-
-    def __init__(self, starts: list[Instant]) -> None:
-        self.starts = starts
-
-    def window_ends(self, since: Instant | None) -> list[Instant]:
-        return []
-
-    def window_starts(self, since: Instant | None) -> list[Instant]:
-        return self.starts
-
-
 def test_a_look_back_the_first_pages_look_covered_is_not_sent_again(es: Elasticsearch, alias: str):
-    # The two newest partitions began an hour and two ago: the first page's look at the
-    # last day covered them, so the look further back starts at the next window.
-    history = monthly("month-start", 1)
-    write_events(es, alias, history)
-    seam = KeepsResponses(es)
-    now = Instant.now().nanos
-    starts = [Instant(now - hours * 3600 * 10**9) for hours in (1, 2)]
-    searcher = CrossSessionSearcher(
-        seam,  # type: ignore[arg-type]  # the seam answers the calls recall makes
-        alias=alias,
-        user_id="month-start",
-        cursor_key=KEY,
-        page_size=10,
-        partitions=_Starts([*starts, Instant.parse("2026-07-01T00:00:00Z")]),  # type: ignore[typeddict-item]
-    )
+    # The two newest partitions are this month's (empty) and July 2026's, where only
+    # another user spoke: the first page's look covers both and finds nothing of this
+    # user. The look further back starts at the next window (the newest four
+    # partitions', from April 2026), not again at either of theirs; it finds May's.
+    history = [e for e in monthly("looked-back", 20, first_day=1) if e["event_id"] < "2026-06"]
+    july = event("other-1", user_id="another-user", session_id="s", text="we decided",
+                 timestamp=Instant.parse("2026-07-15T12:00:00Z"))  # fmt: skip
+    write_events(es, alias, [*history, july])
+    seam, searcher = watched(es, alias, "looked-back")
     first = searcher.search("we decided")
-    assert len(seam.shards) == 3, seam.shards  # the msearch's two, then one look back
+    # The msearch's two (the page, the first look), then one look back; sent again,
+    # the two covered windows would come first, for five.
+    assert len(seam.shards) == 3, seam.shards
     assert first.next_cursor is not None
     assert served(searcher, "we decided") == [e["event_id"] for e in history]

@@ -6,8 +6,9 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.indexer import Scope, erase
 from session_recall.recall import CrossConversationSearcher, CrossConversationSettings
-from tests.support.events import Event, delete_events, event, write_events
+from tests.support.events import Event, event, write_events
 
 pytestmark = pytest.mark.integration
 
@@ -143,9 +144,12 @@ def test_another_contact_is_out(contact):
 
 def test_an_erased_conversation_is_out(contact):
     contact.conversation("kept", DAY)
-    erased = contact.conversation("erased", 2 * DAY, DAY)
+    contact.conversation("erased", 2 * DAY, DAY)
     assert set(contact.found()) == {"kept", "erased"}
-    delete_events(contact.es, contact.alias, erased)
+    # As `session-recall delete --user U --session S` erases it.
+    result = erase(contact.es, contact.alias, Scope.session(contact.user, "erased"))
+    assert result.removed == 2
+    contact.es.indices.refresh(index=contact.alias)
     assert set(contact.found()) == {"kept"}
 
 

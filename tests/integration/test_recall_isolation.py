@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 from elasticsearch import Elasticsearch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from session_recall.core.instant import Instant
@@ -172,8 +172,9 @@ def check_isolation(
         owner = OWNERS[item.event_id]
         assert in_scope(scope, owner), (item, owner)
         assert (item.session_id, item.text) == (owner.session_id, TEXTS[item.event_id])
-    # Not vacuous: a findable word that an in-scope event holds is found.
-    if page == 0 and match == "any" and scope["kind"] != "conversation":
+    # Not vacuous: a findable word that an in-scope event holds is found. A
+    # conversation search takes the query whole, as one phrase: a single word then.
+    if page == 0 and (match == "any" if scope["kind"] != "conversation" else len(words) == 1):
         held = [
             w
             for w in words
@@ -182,6 +183,19 @@ def check_isolation(
         ]
         if held:
             assert result.items, (query, held)
+
+
+def _a_held_word() -> tuple[Owner, str]:
+    """An event's owner, and a findable word the event holds."""
+    for event_id, owner in OWNERS.items():
+        for word in FINDABLE:
+            if f" {word} " in f" {TEXTS[event_id]} ":
+                return owner, word
+    raise AssertionError("the dataset holds no findable word")
+
+
+# Examples run every time: the not-vacuous check above then surely meets a word it finds.
+HELD, HELD_WORD = _a_held_word()
 
 
 SEARCH = {
@@ -194,12 +208,14 @@ EXAMPLES = settings(max_examples=30, deadline=None)
 
 @EXAMPLES
 @given(user=ids, **SEARCH)
+@example(user=HELD.user_id, words=[HELD_WORD], match="any", page=0)
 def test_cross_session_search_never_leaves_its_user(es, dataset, user, words, match, page):
     check_isolation(es, dataset, {"kind": "cross_session", "user": user}, words, match, page)
 
 
 @EXAMPLES
 @given(user=ids, session=sessions, **SEARCH)
+@example(user=HELD.user_id, session=HELD.session_id, words=[HELD_WORD], match="any", page=0)
 def test_conversation_search_never_leaves_its_session(
     es, dataset, user, session, words, match, page
 ):
@@ -214,6 +230,15 @@ def test_conversation_search_never_leaves_its_session(
     inbox=st.one_of(st.sampled_from(INBOXES), ids),
     session=sessions,
     **SEARCH,
+)
+@example(
+    user=HELD.user_id,
+    contact=HELD.contact_id,
+    inbox=HELD.inbox_id,
+    session=HELD.session_id,
+    words=[HELD_WORD],
+    match="any",
+    page=0,
 )
 def test_cross_conversation_search_never_leaves_its_user_contact_and_inbox(
     es, dataset, user, contact, inbox, session, words, match, page

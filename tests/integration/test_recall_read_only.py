@@ -44,7 +44,8 @@ def test_every_searcher_and_pagination_path_only_searches_and_reads_field_caps(
     a = CrossSessionSearcher(client, alias=alias, user_id="u", cursor_key=KEY, max_result_window=20)
     first = a.search("we decided")
     a.search("we decided", cursor=first.next_cursor)
-    assert a.search("we decided", page=5).items  # past the window: hops
+    hopped = a.search("we decided", page=5).items  # past the window: hops
+    assert [item.event_id for item in hopped] == [f"e{i:03d}" for i in range(50, 60)]
     b = ConversationSearcher(client, alias=alias, user_id="u", session_id="s1", cursor_key=KEY)
     b.search("decided", cursor=b.search("decided").next_cursor)
     c = CrossConversationSearcher(
@@ -58,7 +59,8 @@ def test_every_searcher_and_pagination_path_only_searches_and_reads_field_caps(
         now=lambda: now,
     )
     first = c.search("we decided", current_session_id="s0")
-    assert c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
+    second = c.search("we decided", current_session_id="s0", cursor=first.next_cursor).items
+    assert [item.event_id for item in second] == [f"e{i:03d}" for i in range(10, 20)]
 
     calls = recording.calls
     assert calls and set(calls) <= {"search", "msearch", "field_caps"}, calls

@@ -28,15 +28,19 @@ from session_recall.http import create_app
 from session_recall.node import LocalNode, wait_until
 from session_recall.node.secure import Security
 from session_recall.node.users import FileRealm
+from session_recall.recall import CrossSessionSearcher
+from session_recall.recall.partition_map import PartitionMap
 from session_recall.security.roles import descriptor
 from tests.integration.test_mcp import _session_calls, _text
 from tests.support.cli import CLI
 from tests.support.elasticsearch import authenticates, home_for_tests
 from tests.support.ndjson import append_ndjson, checkpoint_offset, write_ndjson
+from tests.support.pages import served
 
 pytestmark = pytest.mark.integration
 
 ALIAS = "secured-tier"
+KEY = b"secured-tier-test-cursor-key-32b"
 NODE = "tests-secured"
 
 
@@ -375,28 +379,45 @@ def _narrowed_ingest(secured: Secured, name: str, without: str, kept_on: str | N
     """The user `tier-<name>`, with the ingest role less `without` as an operator
     might narrow it (but on the index `kept_on`); its password goes with the others.
     Returns once it is in force."""
+    _narrowed(secured, name, "ingest", [without], kept_on=kept_on)
+
+
+def _narrowed(
+    secured: Secured,
+    name: str,
+    role: Role,
+    without: list[str],
+    *,
+    adding: tuple[str, ...] = (),
+    kept_on: str | None = None,
+    held: str = "view_index_metadata",
+) -> None:
+    """The user `tier-<name>` with `role` less the privileges `without` and plus those
+    `adding` (but `without` on the index `kept_on`). Returns once it is in force: on a
+    partition, `held` is granted and the first of `without` is not."""
     config = secured.node.node_dir / "config"
-    secured.passwords[name] = FileRealm([config]).create(f"tier-{name}", ("ingest",), name)
-    narrowed = descriptor(ALIAS, "ingest")
+    secured.passwords[name] = FileRealm([config]).create(f"tier-{name}", (role,), name)
+    narrowed = descriptor(ALIAS, role)
     for grant in narrowed["indices"]:
-        grant["privileges"] = [p for p in grant["privileges"] if p != without]
+        grant["privileges"] = [p for p in grant["privileges"] if p not in without] + [*adding]
     if kept_on is not None:
-        narrowed["indices"].append({"names": [kept_on], "privileges": [without]})
+        narrowed["indices"].append({"names": [kept_on], "privileges": without})
     roles_file = config / "roles.yml"
     defined = yaml.safe_load(roles_file.read_text())
-    roles_file.write_text(yaml.safe_dump({**defined, f"{name}-ingest": narrowed}))
+    roles_file.write_text(yaml.safe_dump({**defined, f"{name}-{role}": narrowed}))
     client = secured.client(name)
     partition = f"{ALIAS}-2000.01"
+    refused = without[0]
 
     def in_force() -> bool:
         try:
             answer = client.security.has_privileges(
-                index=[{"names": [partition], "privileges": ["view_index_metadata", without]}]
+                index=[{"names": [partition], "privileges": [held, refused]}]
             )
         except Exception:
             return False
         granted = answer["index"][partition]
-        return bool(granted["view_index_metadata"]) and not granted[without]
+        return bool(granted[held]) and not granted[refused]
 
     assert wait_until(in_force, timeout=60)
 
@@ -464,6 +485,28 @@ def test_a_bulk_item_refused_for_a_privilege_is_reported_never_retried_nor_dead_
     assert not dead.exists()
     assert checkpoint_offset(ckpt) == 0
     assert _stored(set_up, "noa") == []
+
+
+def test_a_recall_role_that_may_not_list_the_partitions_pages_without_them(
+    set_up: Secured, tmp_path: Path
+) -> None:
+    """A recall role narrowed to the search actions: no `_field_caps` (which `read` and
+    `view_index_metadata` both allow). Recall's partition map meets the node's own 403
+    and gives no windows; every page is found all the same, by one search each."""
+    search = ("indices:data/read/search", "indices:data/read/msearch")
+    _narrowed(set_up, "nocaps", "recall", ["read", "view_index_metadata"], adding=search,
+              held=search[0])  # fmt: skip
+    client = set_up.client("nocaps")
+    with pytest.raises(AuthorizationException, match="indices:data/read/field_caps"):
+        client.field_caps(index=ALIAS, fields="timestamp")
+    months = [event(user="fay", session="s", event_id=f"f{m}", text="the harbour ferry",
+                    timestamp=f"2024-0{m}-10T10:00:00Z") for m in (1, 2, 3)]  # fmt: skip
+    assert _ingest(set_up, tmp_path, "ingest", *months).exit_code == 0
+    set_up.client("admin").indices.refresh(index=ALIAS)
+
+    assert PartitionMap(client, ALIAS).window_ends(None) == []
+    searcher = CrossSessionSearcher(client, alias=ALIAS, user_id="fay", cursor_key=KEY, page_size=2)
+    assert served(searcher, "ferry") == ["f1", "f2", "f3"]
 
 
 def test_the_mcp_tools_recall_with_the_recall_role_and_name_it_without(

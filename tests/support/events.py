@@ -85,18 +85,3 @@ def write_events(
     if refresh:
         es.indices.refresh(index=alias)
     return written
-
-
-def delete_events(es: Elasticsearch, alias: str, events: Iterable[Event]) -> None:
-    """Delete the events (as erasure does: by id, with the same routing), then refresh."""
-    actions = (
-        {
-            "_op_type": "delete",
-            "_index": partition(alias, e),
-            "_id": doc_id(e["user_id"], e["event_id"]),
-            "_routing": e["user_id"],
-        }
-        for e in events
-    )
-    helpers.bulk(es, actions, chunk_size=2000)
-    es.indices.refresh(index=alias)

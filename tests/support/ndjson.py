@@ -60,9 +60,8 @@ def duplicated_event_ids(es: Elasticsearch, alias: str) -> list[str]:
 
 
 def checkpoint_offset(path: Path) -> int:
-    """The offset an ingest's checkpoint file holds, 0 before it has one."""
-    try:
-        saved = load(path)
-    except Exception:  # a reader may race the rename; the next poll sees the file
-        return 0
+    """The offset an ingest's checkpoint file holds, 0 before there is one. A file
+    that holds no position raises `UnreadableCheckpoint`: the checkpoint is replaced
+    by a rename, so a reader never meets a partial one."""
+    saved = load(path)
     return saved.offset if saved else 0

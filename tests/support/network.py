@@ -1,6 +1,8 @@
-"""Ports for servers a test starts on this machine."""
+"""Ports for servers a test starts on this machine, and a server that never answers."""
 
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def free_port() -> int:
@@ -8,3 +10,13 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def silent_server() -> Iterator[str]:
+    """The URL of a server that takes connections and never answers a request: a hung
+    node, as its clients see it (the kernel completes the connections; nobody reads)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -2,14 +2,15 @@
 path and the native core) answer it with a result, never an exception."""
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from session_recall.core import strict_json
-from session_recall.indexer import native
 from session_recall.indexer.filling import fill
 from session_recall.indexer.parsing import Parsed, Rejected, parse_line, parse_object
 from session_recall.indexer.writer import Writer, WriterOptions
+from tests.support import native as native_core
 from tests.support.ndjson import event
 
 json_values = st.recursive(
@@ -43,34 +44,39 @@ def _writer() -> Writer:
     return Writer(None, "events", options=options, granularity="month")  # type: ignore[arg-type]
 
 
-def _answered_by_both_paths(lines: list[bytes]) -> None:
+def _answered(lines: list[bytes], path: str) -> None:
+    """A result per line that is not blank, from the Python path ("0") or the native
+    core ("1", which stops the test when the core is absent)."""
     expected = 0
     for line in lines:
         parsed = parse_line(line)
         assert parsed is None or isinstance(parsed, Parsed | Rejected)
         expected += parsed is not None
-    if native.available():
+    if path == "1":
         filled = fill(_writer(), b"\n".join(lines), None)
-        assert len(filled) == expected  # a result per line that is not blank
+        assert len(filled) == expected
 
 
+@pytest.mark.parametrize("path", native_core.PATHS)
 @given(st.lists(json_values.map(orjson.dumps), max_size=10))
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-def test_any_json_gets_a_result_per_line_on_both_paths(lines: list[bytes]) -> None:
-    _answered_by_both_paths(lines)
+def test_any_json_gets_a_result_per_line_on_each_path(path: str, lines: list[bytes]) -> None:
+    _answered(lines, path)
 
 
+@pytest.mark.parametrize("path", native_core.PATHS)
 @given(st.lists(st.binary(max_size=200).map(lambda b: b.replace(b"\n", b" ")), max_size=10))
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-def test_any_bytes_get_a_result_per_line_on_both_paths(lines: list[bytes]) -> None:
-    _answered_by_both_paths(lines)
+def test_any_bytes_get_a_result_per_line_on_each_path(path: str, lines: list[bytes]) -> None:
+    _answered(lines, path)
 
 
+@pytest.mark.parametrize("path", native_core.PATHS)
 @given(st.integers(1, 3000))
 @settings(max_examples=40)
-def test_any_object_as_deep_as_it_likes_is_answered(depth: int) -> None:
+def test_any_object_as_deep_as_it_likes_is_answered(path: str, depth: int) -> None:
     assert isinstance(parse_object(_nested(depth)), Parsed | Rejected)
-    _answered_by_both_paths([orjson.dumps(event(0)), _deep_line(depth), orjson.dumps(event(2))])
+    _answered([orjson.dumps(event(0)), _deep_line(depth), orjson.dumps(event(2))], path)
 
 
 def test_a_line_nested_past_the_limit_is_refused_with_the_reason() -> None:

@@ -46,23 +46,23 @@ def web(settings: Settings, client: RecordingClient) -> Iterator[TestClient]:
 
 
 @pytest.mark.parametrize(
-    ("content", "content_type", "status"),
+    ("content", "content_type", "status", "says"),
     [
-        (b"{broken", "application/json", 400),
-        (b"[]", "application/json", 400),
-        (b"<xml/>", "application/xml", 415),
-        (b"x" * 2_000, "application/json", 413),
+        (b"{broken", "application/json", 400, "The body is not valid JSON: unexpected"),
+        (b"[]", "application/json", 400, "The body holds no event."),
+        (b"<xml/>", "application/xml", 415, "Unsupported content type 'application/xml'."),
+        (b"x" * 2_000, "application/json", 413, "The body is over the limit of 1024 bytes."),
     ],
 )
 def test_unusable_bodies_are_refused_whole(
-    settings: Settings, client: RecordingClient, content, content_type, status
+    settings: Settings, client: RecordingClient, content, content_type, status, says
 ):
     groups, limits = [events_group], ServeLimits(max_body_bytes=1_024)
     app = create_app(settings, client=client, groups=groups, limits=limits, enrich=False)  # type: ignore[arg-type]
     with TestClient(app) as web:
         response = web.post("/v1/events", content=content, headers={"content-type": content_type})
     assert response.status_code == status, response.text
-    assert response.json()["error"]
+    assert response.json()["error"].startswith(says)
     assert client.calls == []
 
 

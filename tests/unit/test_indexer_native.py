@@ -18,7 +18,7 @@ from session_recall.indexer.results import EventResult, Status, refusal
 from session_recall.indexer.scope import scope_ids_of
 from session_recall.indexer.writer import Writer, WriterOptions
 
-if not native.available():
+if not native.installed():
     if shutil.which("cargo"):  # the test command builds it wherever Rust is
         pytest.fail("cargo is here but the native core is not installed: run scripts/test")
     pytest.skip("the native core is not built here (no Rust toolchain)", allow_module_level=True)
@@ -161,12 +161,21 @@ def lines(draw: st.DrawFn) -> bytes:
     return line
 
 
-@given(lines())
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
-def test_a_line_the_core_takes_is_taken_the_same_by_the_python_path(line: bytes) -> None:
-    made = _native(line)
-    if made is not None:
-        assert made == _python(line)
+def test_a_line_the_core_takes_is_taken_the_same_by_the_python_path() -> None:
+    taken = []
+
+    @given(lines())
+    @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+    def same(line: bytes) -> None:
+        made = _native(line)
+        if made is not None:
+            taken.append(line)
+            assert made == _python(line)
+
+    same()
+    # A core that declined every line would compare nothing: it takes about 110 of
+    # them (100 to 120 in runs); 50 is far below what chance leaves it.
+    assert len(taken) >= 50, f"the core took {len(taken)} of 600 lines"
 
 
 def test_the_core_takes_the_events_producers_send() -> None:

@@ -1,6 +1,6 @@
 """The local encoders' weights: read only from their folder, and only when they are the
 files this release pins (the fetch itself, with Maven, runs in
-tests/integration/test_local_encoders.py)."""
+tests/integration/test_memory_eval.py)."""
 
 from pathlib import Path
 

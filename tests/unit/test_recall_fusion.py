@@ -60,7 +60,19 @@ def test_every_hit_appears_once_best_score_first(keyword, vector, weight):
     assert all(0 <= s <= 1 + 1e-9 for s in scores)
 
 
-@given(scored, scored, st.floats(0, 1))
-def test_first_in_both_lists_is_first_overall(keyword, vector, weight):
-    if keyword and vector and keyword[0][0] == vector[0][0]:
-        assert fuse(keyword, vector, dense_weight=weight)[0].key == keyword[0][0]
+@st.composite
+def first_in_both(draw: st.DrawFn) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """Two ranked lists headed by the same key, strictly ahead of the rest in each."""
+    top = draw(st.integers(0, 40))
+
+    def crowned(ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        rest = [(key, score) for key, score in ranked if key != top]
+        return [(top, max((score for _, score in rest), default=0.0) + 1.0), *rest]
+
+    return crowned(draw(scored)), crowned(draw(scored))
+
+
+@given(first_in_both(), st.floats(0, 1))
+def test_first_in_both_lists_is_first_overall(lists, weight):
+    keyword, vector = lists
+    assert fuse(keyword, vector, dense_weight=weight)[0].key == keyword[0][0] == vector[0][0]

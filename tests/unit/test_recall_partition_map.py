@@ -3,8 +3,6 @@
 from types import SimpleNamespace
 from typing import Any
 
-from elastic_transport import ApiResponseMeta, HttpHeaders, NodeConfig
-from elasticsearch import ApiError
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,11 +42,6 @@ class _Client:
         return SimpleNamespace(body={"indices": self.indices})
 
 
-def _forbidden() -> ApiError:
-    meta = ApiResponseMeta(403, "1.1", HttpHeaders(), 0.0, NodeConfig("http", "x", 1))
-    return ApiError("security_exception", meta, {"error": {"type": "security_exception"}})
-
-
 def test_the_partition_ends_come_from_the_index_names_and_are_kept_for_a_while():
     now = [0.0]
     client = _Client(["ev-2026.03", "ev-2026.01", "ev-000001", "ev-tombstones", "other"])
@@ -68,8 +61,3 @@ def test_the_partition_ends_come_from_the_index_names_and_are_kept_for_a_while()
         Instant.parse("2026-03-01T00:00:00Z"),
         Instant.parse("2026-02-01T00:00:00Z"),
     ]
-
-
-def test_a_key_that_may_not_list_the_indices_pages_without_windows():
-    partitions = PartitionMap(_Client(_forbidden()), "ev")  # type: ignore[arg-type]
-    assert partitions.window_ends(None) == []

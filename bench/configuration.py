@@ -1,0 +1,65 @@
+"""What a measured `ingest` or `serve` ran with: the embedder, whether the enrichment
+pass ran, and the native core or the Python path. Every figure of the report names one.
+
+The *default* is what a default install runs: the embedder `Settings` defaults to,
+enrichment on, and the native core where it is installed (where `cargo` built it).
+The others are stripped down, to show what each part costs: storing only (no embedder,
+no enrichment), on the native core and on the Python path.
+
+Each sets its environment in full (SESSION_RECALL_EMBEDDER, SESSION_RECALL_NATIVE), so
+that nothing of the shell that runs the benchmark leaks into a figure; asked for and
+absent, the native core stops the run (`NativeCoreMissing`) rather than let the Python
+path pass for it.
+"""
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from session_recall.config import Settings
+from session_recall.indexer import native
+
+
+def default_embedder() -> str:
+    """The embedder a default install runs (the settings' own default)."""
+    return str(Settings.model_fields["embedder"].default)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    name: str  # how the report's rows and JSON call it
+    embedder: str  # SESSION_RECALL_EMBEDDER: a model's name, or "none"
+    enrich: bool  # the enrichment pass ran (stems, context, vectors)
+    native: bool  # the native core read the lines (else the Python path)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "SESSION_RECALL_EMBEDDER": self.embedder,
+            "SESSION_RECALL_NATIVE": "1" if self.native else "0",
+        }
+
+    @property
+    def label(self) -> str:
+        """The configuration in words, as every figure of it is labelled."""
+        embedder = "no embedder" if self.embedder == "none" else f"`{self.embedder}` embedder"
+        enrichment = "enrichment on" if self.enrich else "no enrichment"
+        core = "native core" if self.native else "Python path"
+        return f"{embedder}, {enrichment}, {core}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "label": self.label}
+
+
+def default() -> Configuration:
+    return Configuration("default", default_embedder(), enrich=True, native=native.installed())
+
+
+def storing_only(*, native_core: bool) -> Configuration:
+    name = "store_native" if native_core else "store_python"
+    return Configuration(name, "none", enrich=False, native=native_core)
+
+
+def label_of(run: dict[str, Any]) -> str:
+    """The label of a run's configuration, from its JSON (the report's input)."""
+    configuration = run.get("configuration")
+    return "configuration not recorded" if configuration is None else str(configuration["label"])
