@@ -16,7 +16,7 @@ fi
 . .venv/bin/activate
 echo "==> Installing session-recall and its dependencies into .venv"
 python -m pip install --quiet --disable-pip-version-check --upgrade pip
-python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs}]"
+python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs,otel}]"
 # The indexer's native core (native/, Rust): built when cargo is here, and again only
 # when its sources change; without it the indexer takes its pure-Python path.
 if command -v cargo >/dev/null 2>&1; then

@@ -9,11 +9,14 @@ from contextlib import contextmanager
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
+from session_recall.observability import EnrichmentTally, LogFormat, exposed
+from session_recall.observability.logs import configure as configure_logs
 
 
 @click.command("embed")
@@ -31,9 +34,18 @@ from session_recall.indexer.enrichment import DEFAULT_PAGE
 )
 @click.option("--backfill", is_flag=True, hidden=True, help="The former name of one pass.")
 @page_size_option(DEFAULT_PAGE, "Events enriched and updated per request.")
+@metrics_port_options
+@log_format_option
 @pass_app
 def embed(
-    app: AppContext, keep_following: bool, status_only: bool, backfill: bool, page_size: int
+    app: AppContext,
+    keep_following: bool,
+    status_only: bool,
+    backfill: bool,
+    page_size: int,
+    metrics_port: int | None,
+    metrics_host: str,
+    log_format: LogFormat,
 ) -> None:
     """Enrich stored events with stems, context and vectors, for memory_search.
 
@@ -47,7 +59,8 @@ def embed(
     embedder. Until an event is enriched, memory_search finds it by its own words.
 
     Idempotent and resumable: run it again at any time, it carries on where it
-    stopped. Exit 1 when some events could not be updated.
+    stopped. Exit 1 when some events could not be updated. With --follow and
+    --metrics-port, Prometheus metrics are served (the lag, passes, refused texts).
 
     \b
     Examples:
@@ -66,11 +79,21 @@ def embed(
         click.echo(line + ".")
         return
     if keep_following:
+        configure_logs(log_format)
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        metrics = metrics_for(app.settings) if metrics_port is not None else None
+        passes = EnrichmentTally()
+        if metrics is not None:
+            metrics.watch_enrichment(passes)
         click.echo("Enriching events as they are stored; Ctrl-C stops.", err=True)
         try:
-            follow(client, alias, embedder, stop=stop, page_size=page_size, on_pass=_report)
+            with exposed(metrics, host=metrics_host, port=metrics_port):
+                follow(
+                    client, alias, embedder, stop=stop, page_size=page_size,
+                    on_pass=passes.then(_report), on_progress=passes.progress,
+                    on_failure=passes.failed,
+                )  # fmt: skip
         except KeyboardInterrupt:
             stop.set()
         click.echo(f"Stopped; {pending(client, alias, embedder)} event(s) await enrichment.")

@@ -7,9 +7,11 @@ import click
 from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.observe import log_format_option, metrics_for
 from session_recall.cli.options import limit_options
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
+from session_recall.observability.logs import LogFormat
 
 
 @click.command()
@@ -90,6 +92,16 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
     help="Enrich stored events in the background (stems, context, vectors); /readyz "
     "reports the lag. With --no-enrich, run `session-recall embed --follow` elsewhere.",
 )  # fmt: skip
+@click.option(
+    "--metrics/--no-metrics", default=True, show_default=True, envvar="SESSION_RECALL_METRICS",
+    help="Keep Prometheus metrics and serve them at GET /metrics.",
+)  # fmt: skip
+@click.option(
+    "--protect-metrics", is_flag=True, envvar="SESSION_RECALL_PROTECT_METRICS",
+    help="/metrics takes the operator token, like every other path; by default it is open "
+    "like /readyz.",
+)  # fmt: skip
+@log_format_option
 @limit_options()
 @pass_app
 def serve(
@@ -105,6 +117,9 @@ def serve(
     idp_audience: str | None,
     idp_user_claim: str | None,
     idp_app_claim: str | None,
+    metrics: bool,
+    protect_metrics: bool,
+    log_format: LogFormat,
     **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
@@ -117,6 +132,10 @@ def serve(
     bound to one user, from `session-recall tokens issue` or an identity provider
     (--idp-*). With none configured, every caller reaches every user: serve says so.
 
+    Prometheus metrics at GET /metrics; every answer carries an X-Request-Id, which
+    --log-format json writes on each log line; with the otel extra and
+    OTEL_EXPORTER_OTLP_ENDPOINT set, a trace span per request.
+
     \b
     Example:
       SESSION_RECALL_TOKEN=... session-recall serve --port 8080
@@ -124,6 +143,8 @@ def serve(
     from session_recall.http import create_app
     from session_recall.http.auth import user_tokens
     from session_recall.http.server import run
+    from session_recall.observability import tracing
+    from session_recall.tools import TOOLS
 
     try:
         bounds = ServeLimits(**limits)
@@ -153,8 +174,11 @@ def serve(
         refresh=refresh,
         limits=bounds,
         enrich=enrich,
+        metrics=metrics_for(settings, tools=TOOLS) if metrics else None,
+        protect_metrics=protect_metrics,
+        tracer=tracing.configure(),
     )
-    run(web, host=host, port=port, limits=bounds, log_level=log_level)
+    run(web, host=host, port=port, limits=bounds, log_level=log_level, log_format=log_format)
 
 
 def _is_loopback(host: str) -> bool:
