@@ -1,0 +1,187 @@
+"""The cost of metrics on `serve`'s ingest and recall paths: two `serve` processes on the
+same alias and node, one with metrics (the default) and one with `--no-metrics`,
+driven in alternating blocks, so that both meet the same node at the same moments.
+
+For each path and each process: the p50 of a request's latency as the client sees it,
+and `serve`'s own CPU per request (from its process's CPU times over the blocks), the
+figure least moved by the node and the machine's other load. The cost is the relative
+difference, on over off.
+
+    python -m bench.metrics_cost                              # 100,000 events, 4,000 recalls
+    python -m bench.metrics_cost --events 2000 --recalls 200  # a quick try
+
+Needs ELASTICSEARCH_URL; makes and drops an alias of its own.
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import psutil
+
+from bench.soak import Serve, free_port
+from bench.timing import percentile
+from session_recall.client import make_client
+from session_recall.config import Settings
+from session_recall.templates import install, uninstall
+
+BATCH = 100  # events per POST, as a producer batches them
+BLOCK = 20  # requests to one process before the other takes its turn
+USERS = 50
+WORDS = ("venue", "budget", "flight", "lisbon", "contract", "invoice", "agenda", "hotel")
+
+
+def _events(start: int, count: int) -> bytes:
+    lines = []
+    for i in range(start, start + count):
+        seconds, nanos = divmod(i, 1000)
+        lines.append(
+            orjson.dumps(
+                {
+                    "event_id": f"m-{i}",
+                    "user_id": f"user-{i % USERS}",
+                    "session_id": f"s-{i // 200}",
+                    "timestamp": f"2026-07-01T{seconds // 3600 % 24:02d}:{seconds // 60 % 60:02d}"
+                    f":{seconds % 60:02d}.{nanos:03d}000001Z",
+                    "type": "user_message" if i % 2 else "assistant_message",
+                    "text": f"{WORDS[i % len(WORDS)]} {WORDS[i * 7 % len(WORDS)]} note {i}",
+                }
+            )
+        )
+    return b"\n".join(lines) + b"\n"
+
+
+class Side:
+    """One `serve` and what its requests cost."""
+
+    def __init__(self, name: str, serve: Serve) -> None:
+        self.name = name
+        self.serve = serve
+        self.client = httpx.Client(base_url=serve.url, timeout=60)
+        assert serve.process is not None
+        self._process = psutil.Process(serve.process.pid)
+        self.latencies: list[float] = []
+        self.cpu = 0.0
+        self.requests = 0
+
+    def block(self, requests: list["Request"]) -> None:
+        before = self._cpu()
+        for request in requests:
+            started = time.perf_counter()
+            answer = request(self.client)
+            self.latencies.append(time.perf_counter() - started)
+            if answer.status_code != 200:
+                raise SystemExit(f"{self.name}: {answer.status_code} {answer.text[:300]}")
+        self.cpu += self._cpu() - before
+        self.requests += len(requests)
+
+    def _cpu(self) -> float:
+        times = self._process.cpu_times()
+        return float(times.user + times.system)
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "p50_ms": percentile(self.latencies, 50) * 1000,
+            "cpu_ms_per_request": self.cpu / max(self.requests, 1) * 1000,
+        }
+
+    def reset(self) -> None:
+        self.latencies, self.cpu, self.requests = [], 0.0, 0
+
+
+Request = Callable[[httpx.Client], httpx.Response]
+NDJSON = {"content-type": "application/x-ndjson"}
+
+
+def _store(body: bytes) -> Request:
+    return lambda client: client.post("/v1/events", content=body, headers=NDJSON)
+
+
+def _alternate(sides: list[Side], requests: list[list[Request]]) -> None:
+    """A block of each side's requests to each side in turn, the first side changing
+    every round (neither always follows the other's block)."""
+    for round_, start in enumerate(range(0, len(requests[0]), BLOCK)):
+        order = list(zip(sides, requests, strict=True))
+        for side, mine in order if round_ % 2 == 0 else order[::-1]:
+            side.block(mine[start : start + BLOCK])
+
+
+def _compare(sides: list[Side]) -> dict[str, Any]:
+    on, off = (side.figures() for side in sides)
+    return {
+        "on": on,
+        "off": off,
+        "cost_p50_pct": (on["p50_ms"] / off["p50_ms"] - 1) * 100,
+        "cost_cpu_pct": (on["cpu_ms_per_request"] / off["cpu_ms_per_request"] - 1) * 100,
+    }
+
+
+def run(es_url: str, *, events: int, recalls: int) -> dict[str, Any]:
+    alias = f"bench-metrics-{uuid.uuid4().hex[:8]}"
+    settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias)
+    es = make_client(settings)
+    install(es, alias)
+    home = Path(tempfile.mkdtemp(prefix="metrics-cost-"))
+    # No embedder and no enrichment: the paths measured are storing and searching.
+    common = {"SESSION_RECALL_EMBEDDER": "none", "SESSION_RECALL_ENRICH": "false"}
+    serves = [
+        Serve(es_url, home, free_port(), home / f"{name}.log", alias=alias, env=env)
+        for name, env in (
+            ("on", common),
+            ("off", {**common, "SESSION_RECALL_METRICS": "false"}),
+        )
+    ]
+    try:
+        for serve in serves:
+            serve.start()
+        sides = [Side("on", serves[0]), Side("off", serves[1])]
+        # Each side stores events of its own (the same shapes): a replay costs less.
+        posts = events // BATCH
+        stores = [
+            [_store(_events((side * posts + i) * BATCH, BATCH)) for i in range(posts)]
+            for side in range(len(sides))
+        ]
+        _alternate(sides, stores)
+        ingest = _compare(sides)
+        es.indices.refresh(index=alias)
+        for side in sides:
+            side.reset()
+        searches = [
+            lambda c, i=i: c.post(
+                f"/v1/users/user-{i % USERS}/tools/cross_session_search",
+                json={"innerThought": "recap", "query": WORDS[i % len(WORDS)]},
+            )
+            for i in range(recalls)
+        ]
+        _alternate(sides, [searches, searches])
+        recall = _compare(sides)
+    finally:
+        for serve in serves:
+            serve.stop()
+        uninstall(es, alias)
+        es.close()
+    return {"events": events, "recalls": recalls, "ingest": ingest, "recall": recall}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--recalls", type=int, default=4_000)
+    args = parser.parse_args(argv)
+    es_url = os.environ.get("ELASTICSEARCH_URL")
+    if not es_url:
+        raise SystemExit("Set ELASTICSEARCH_URL to the node to measure against.")
+    print(json.dumps(run(es_url, events=args.events, recalls=args.recalls), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
