@@ -38,6 +38,7 @@ from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.results import (
     REFUSAL_CLASSES,
+    SCOPE_ERASED,
     EventResult,
     IngestSummary,
     RefusalClass,
@@ -55,7 +56,7 @@ REQUEST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 # Error classes of a recall request, as `core.errors.ErrorKind` names them, by status.
 ErrorClass = Literal["caller", "operator", "unavailable"]
 
-_INDEXED, _ALREADY_PRESENT = Status.INDEXED, Status.ALREADY_PRESENT
+_REJECTED = Status.REJECTED
 ERROR_CLASSES: tuple[ErrorClass, ...] = ("caller", "operator", "unavailable")
 # No `_created` series beside each counter and histogram: a series more per series, that
 # no rule or dashboard here reads.
@@ -71,45 +72,36 @@ def error_class(status: int) -> ErrorClass:
 
 
 class EventTally:
-    """Events received and what became of them, in plain integers. Updated by one
-    thread at a time (serve's event loop, or ingest's own), read at scrape time."""
+    """Events received and what became of them: a run's `IngestSummary` (ingest's own,
+    or one kept here for serve's requests), and the classes of the refusals. Updated by
+    one thread at a time (serve's event loop, or ingest's), read at scrape time."""
 
     def __init__(self) -> None:
-        self.received = 0
-        self.indexed = 0
-        self.already_present = 0
+        self.summary = IngestSummary()
         self.dead_lettered = 0
+        # By class, but for the events of an erased scope, which the summary counts.
         self.refused: dict[RefusalClass, int] = dict.fromkeys(REFUSAL_CLASSES, 0)
 
-    def count(self, results: Iterable[EventResult]) -> None:
+    def count(self, results: list[EventResult]) -> None:
         """One request's results (serve): every event of it was received."""
-        received = indexed = already_present = 0
+        self.summary.count_read(events=len(results))
+        self.summary.count_all(results)
         refused = self.refused
         for result in results:
-            received += 1
-            status = result.status
-            if status is _INDEXED:
-                indexed += 1
-            elif status is _ALREADY_PRESENT:
-                already_present += 1
-            else:
+            if result.status is _REJECTED and result.reason != SCOPE_ERASED:
                 refused[refusal_class(result.reason or "")] += 1
-        self.received += received
-        self.indexed += indexed
-        self.already_present += already_present
 
     def follow(self, summary: IngestSummary) -> None:
-        """A run's counts so far (ingest's progress): its summary holds them all, but
-        for the dead letters' classes (`dead_lettered`)."""
-        self.received = summary.read
-        self.indexed = summary.indexed
-        self.already_present = summary.already_present
-        self.refused["scope_erased"] = summary.erased
+        """A run's counts so far (ingest's progress)."""
+        self.summary = summary
 
     def dead_letter(self, reason: str) -> None:
         """An event went to the dead-letter file with `reason` (ingest)."""
         self.dead_lettered += 1
         self.refused[refusal_class(reason)] += 1
+
+    def refusals(self) -> dict[RefusalClass, int]:
+        return {**self.refused, "scope_erased": self.summary.erased}
 
 
 @dataclass
@@ -310,14 +302,15 @@ class _Live(Collector):
 
     def collect(self) -> Iterator[Metric]:
         events = self._events
-        yield _counter("events_received", "Events received (read, or posted).", events.received)
+        summary = events.summary
+        yield _counter("events_received", "Events received (read, or posted).", summary.read)
         acknowledged = CounterMetricFamily(
             f"{PREFIX}_events_acknowledged",
             "Events acknowledged as stored: indexed now, or already present (a replay).",
             labels=["result"],
         )
-        acknowledged.add_metric(["indexed"], events.indexed)
-        acknowledged.add_metric(["already_present"], events.already_present)
+        acknowledged.add_metric(["indexed"], summary.indexed)
+        acknowledged.add_metric(["already_present"], summary.already_present)
         yield acknowledged
         refused = CounterMetricFamily(
             f"{PREFIX}_events_refused",
@@ -325,7 +318,7 @@ class _Live(Collector):
             "created), forbidden (the credential may not store it), elasticsearch.",
             labels=["reason"],
         )
-        for reason, count in events.refused.items():
+        for reason, count in events.refusals().items():
             refused.add_metric([reason], count)
         yield refused
         yield _counter("events_dead_lettered", "Events dead-lettered.", events.dead_lettered)

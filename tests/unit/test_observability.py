@@ -80,8 +80,9 @@ def test_the_tally_counts_each_outcome_and_class():
         ]
     )
     tally.dead_letter("its partition ev-2022.03 could not be created: ...")
-    assert (tally.received, tally.indexed, tally.already_present) == (4, 1, 1)
-    assert tally.refused == {
+    summary = tally.summary
+    assert (summary.read, summary.indexed, summary.already_present) == (4, 1, 1)
+    assert tally.refusals() == {
         "invalid": 1,
         "scope_erased": 1,
         "partition": 1,
