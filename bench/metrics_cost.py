@@ -9,17 +9,25 @@ difference, on over off.
 
     python -m bench.metrics_cost                              # 100,000 events, 4,000 recalls
     python -m bench.metrics_cost --events 2000 --recalls 200  # a quick try
+    python -m bench.metrics_cost --traces                     # and a third with traces
+
+With `--traces`, a third `serve` (metrics on) sends a span per request to an OTLP
+receiver in this process that takes and drops them: the cost of traces against the
+one with metrics alone, which has none (nothing of OpenTelemetry is configured).
 
 Needs ELASTICSEARCH_URL; makes and drops an alias of its own.
 """
 
 import argparse
+import contextlib
+import http.server
 import json
 import os
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,16 +123,55 @@ def _alternate(sides: list[Side], requests: list[list[Request]]) -> None:
 
 
 def _compare(sides: list[Side]) -> dict[str, Any]:
-    on, off = (side.figures() for side in sides)
-    return {
-        "on": on,
-        "off": off,
-        "cost_p50_pct": (on["p50_ms"] / off["p50_ms"] - 1) * 100,
-        "cost_cpu_pct": (on["cpu_ms_per_request"] / off["cpu_ms_per_request"] - 1) * 100,
-    }
+    """Each side's figures, and the cost of metrics (on over off) and, when measured,
+    of traces (traces over on)."""
+    figures = {side.name: side.figures() for side in sides}
+    compared: dict[str, Any] = dict(figures)
+    pairs = [("metrics", "on", "off"), ("traces", "traces", "on")]
+    for what, more, less in pairs:
+        if more not in figures:
+            continue
+        for figure, key in (("p50_ms", "p50"), ("cpu_ms_per_request", "cpu")):
+            compared[f"cost_{what}_{key}_pct"] = _pct(figures[more][figure], figures[less][figure])
+    return compared
 
 
-def run(es_url: str, *, events: int, recalls: int) -> dict[str, Any]:
+def _pct(more: float, less: float) -> float:
+    return (more / less - 1) * 100 if less else float("nan")
+
+
+class _Sink(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP receiver that takes every export and keeps nothing."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "application/x-protobuf")
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _otlp_sink() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def run(es_url: str, *, events: int, recalls: int, traces: bool = False) -> dict[str, Any]:
+    with _otlp_sink() as endpoint:
+        return _run(es_url, events=events, recalls=recalls, traces=endpoint if traces else None)
+
+
+def _run(es_url: str, *, events: int, recalls: int, traces: str | None) -> dict[str, Any]:
     alias = f"bench-metrics-{uuid.uuid4().hex[:8]}"
     settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias)
     es = make_client(settings)
@@ -132,17 +179,17 @@ def run(es_url: str, *, events: int, recalls: int) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix="metrics-cost-"))
     # No embedder and no enrichment: the paths measured are storing and searching.
     common = {"SESSION_RECALL_EMBEDDER": "none", "SESSION_RECALL_ENRICH": "false"}
+    variants = [("on", common), ("off", {**common, "SESSION_RECALL_METRICS": "false"})]
+    if traces is not None:
+        variants.append(("traces", {**common, "OTEL_EXPORTER_OTLP_ENDPOINT": traces}))
     serves = [
         Serve(es_url, home, free_port(), home / f"{name}.log", alias=alias, env=env)
-        for name, env in (
-            ("on", common),
-            ("off", {**common, "SESSION_RECALL_METRICS": "false"}),
-        )
+        for name, env in variants
     ]
     try:
         for serve in serves:
             serve.start()
-        sides = [Side("on", serves[0]), Side("off", serves[1])]
+        sides = [Side(name, serve) for (name, _), serve in zip(variants, serves, strict=True)]
         # Each side stores events of its own (the same shapes): a replay costs less.
         posts = events // BATCH
         stores = [
@@ -161,7 +208,7 @@ def run(es_url: str, *, events: int, recalls: int) -> dict[str, Any]:
             )
             for i in range(recalls)
         ]
-        _alternate(sides, [searches, searches])
+        _alternate(sides, [searches] * len(sides))
         recall = _compare(sides)
     finally:
         for serve in serves:
@@ -175,11 +222,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--recalls", type=int, default=4_000)
+    parser.add_argument("--traces", action="store_true", help="Add a serve with traces.")
     args = parser.parse_args(argv)
     es_url = os.environ.get("ELASTICSEARCH_URL")
     if not es_url:
         raise SystemExit("Set ELASTICSEARCH_URL to the node to measure against.")
-    print(json.dumps(run(es_url, events=args.events, recalls=args.recalls), indent=2))
+    figures = run(es_url, events=args.events, recalls=args.recalls, traces=args.traces)
+    print(json.dumps(figures, indent=2))
     return 0
 
 

@@ -1,6 +1,8 @@
 """`session-recall serve`: the HTTP sidecar."""
 
 import ipaddress
+import logging
+import logging.config
 from typing import Any
 
 import click
@@ -142,7 +144,7 @@ def serve(
     """
     from session_recall.http import create_app
     from session_recall.http.auth import user_tokens
-    from session_recall.http.server import run
+    from session_recall.http.server import log_config, run
     from session_recall.observability import tracing
     from session_recall.tools import TOOLS
 
@@ -159,13 +161,15 @@ def serve(
         idp_app_claim=idp_app_claim,
     )
     tokens = user_tokens(settings)
+    if log_format == "json":  # from the first line on: what is said before uvicorn starts too
+        logging.config.dictConfig(log_config(bounds.log_limit, log_level, log_format="json"))
     if not token and tokens is None:
         who = "every local process" if _is_loopback(host) else f"anyone who can reach {host}"
-        click.echo(
-            f"Warning: serving without any token: {who} can read, write and erase every "
-            "user's events. Set SESSION_RECALL_TOKEN, or issue tokens bound to one user "
-            "with `session-recall tokens issue`.",
-            err=True,
+        _warn(
+            f"serving without any token: {who} can read, write and erase every user's "
+            "events. Set SESSION_RECALL_TOKEN, or issue tokens bound to one user with "
+            "`session-recall tokens issue`.",
+            log_format,
         )
     web = create_app(
         settings,
@@ -179,6 +183,14 @@ def serve(
         tracer=tracing.configure(),
     )
     run(web, host=host, port=port, limits=bounds, log_level=log_level, log_format=log_format)
+
+
+def _warn(message: str, log_format: LogFormat) -> None:
+    """A warning at start: a log line in JSON, else a line on stderr as click writes."""
+    if log_format == "json":
+        logging.getLogger(__name__).warning(message)
+    else:
+        click.echo(f"Warning: {message}", err=True)
 
 
 def _is_loopback(host: str) -> bool:

@@ -113,3 +113,12 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
     text = "\n".join(json.dumps(record) for record in loud).lower()
     for secret in (operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS):
         assert secret.lower() not in text, secret
+
+
+def test_the_warning_at_start_is_a_json_line_too(es_url: str, alias: str, tmp_path: Path):
+    env = {"SESSION_RECALL_LOG_FORMAT": "json"}
+    with serving(es_url=es_url, alias=alias, folder=tmp_path, log_level="info", env=env) as served:
+        pass
+    records = [json.loads(line) for line in served.log_text().splitlines() if line.strip()]
+    [warning] = [r for r in records if "serving without any token" in r["message"]]
+    assert warning["level"] == "WARNING" and warning["logger"] == "session_recall.cli.serve"

@@ -142,9 +142,8 @@ def test_the_number_of_series_does_not_grow_with_the_users(served: Served):
             for start in range(0, len(events), 250):
                 body = ndjson(events[start : start + 250])
                 assert web.post("/v1/events", content=body, headers=NDJSON).status_code == 200
-            for u in users:
+            for u in users:  # each tool for half the users
                 path = TOOL if u % 2 else "/v1/users/{user}/tools/memory_search"
-                assert _recall(web, f"c-{u}", "weather").status_code == 200
                 assert _recall(web, f"c-{u}", "weather", path).status_code == 200
         return scrape(served.url)
 
@@ -184,6 +183,30 @@ def test_ingest_follow_serves_its_metrics_a_dead_letter_included(
     assert value(samples, "session_recall_events_refused_total", reason="invalid") == 1
     assert value(samples, "session_recall_bulk_request_duration_seconds_count") >= 1
     assert ("session_recall_bulk_retries_total", ()) in samples
+
+
+def test_embed_follow_serves_the_enrichments_metrics(
+    es_url: str, module_alias: str, tmp_path: Path
+):
+    port = free_port()
+    command = [
+        "session-recall", "--es-url", es_url, "--index", module_alias, "embed", "--follow",
+        "--metrics-port", str(port),
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+
+    def passed() -> bool:
+        try:
+            return value(scrape(url), "session_recall_enrichment_passes_total") >= 1
+        except httpx.HTTPError:
+            return False
+
+    with _running(command, tmp_path / "embed.log") as process:
+        assert wait_until(lambda: process.poll() is None and passed(), timeout=60)
+        samples = scrape(url)
+    assert ("session_recall_enrichment_pending", ()) in samples
+    assert ("session_recall_embedder_refused_texts_total", ()) in samples
+    assert value(samples, "session_recall_enrichment_failing") == 0
 
 
 def _running(command: list[str], log: Path):
