@@ -23,6 +23,7 @@ import contextlib
 import http.server
 import json
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -141,10 +142,13 @@ def _pct(more: float, less: float) -> float:
 
 
 class _Sink(http.server.BaseHTTPRequestHandler):
-    """An OTLP/HTTP receiver that takes every export and keeps nothing."""
+    """An OTLP/HTTP receiver that takes every export and keeps nothing but their count."""
+
+    exports = 0
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
+        _Sink.exports += 1
         self.send_response(200)
         self.send_header("content-type", "application/x-protobuf")
         self.send_header("content-length", "0")
@@ -168,7 +172,10 @@ def _otlp_sink() -> Iterator[str]:
 
 def run(es_url: str, *, events: int, recalls: int, traces: bool = False) -> dict[str, Any]:
     with _otlp_sink() as endpoint:
-        return _run(es_url, events=events, recalls=recalls, traces=endpoint if traces else None)
+        figures = _run(es_url, events=events, recalls=recalls, traces=endpoint if traces else None)
+    if traces:
+        figures["otlp_exports"] = _Sink.exports  # none would mean no trace was sent
+    return figures
 
 
 def _run(es_url: str, *, events: int, recalls: int, traces: str | None) -> dict[str, Any]:
@@ -215,6 +222,7 @@ def _run(es_url: str, *, events: int, recalls: int, traces: str | None) -> dict[
             serve.stop()
         uninstall(es, alias)
         es.close()
+    shutil.rmtree(home)  # kept when a serve failed: its log is there
     return {"events": events, "recalls": recalls, "ingest": ingest, "recall": recall}
 
 

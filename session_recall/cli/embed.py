@@ -15,7 +15,7 @@ from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import DEFAULT_PAGE
-from session_recall.observability import EnrichmentTally, LogFormat, exposed
+from session_recall.observability import EnrichmentTally, LogFormat, exposed, tracing
 from session_recall.observability.logs import configure as configure_logs
 
 
@@ -80,6 +80,7 @@ def embed(
         return
     if keep_following:
         configure_logs(log_format)
+        tracing.configure()  # with the OTEL_* variables: a span per page
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         metrics = metrics_for(app.settings) if metrics_port is not None else None

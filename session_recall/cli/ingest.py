@@ -46,7 +46,7 @@ from session_recall.indexer.lines import (
     read_finished_file,
     read_stream,
 )
-from session_recall.observability import EnrichmentTally, LogFormat, exposed
+from session_recall.observability import EnrichmentTally, LogFormat, exposed, tracing
 from session_recall.observability.logs import configure as configure_logs
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
@@ -159,6 +159,8 @@ def ingest_command(
     )
     check_outputs(dead_letter, checkpoint)  # a wrong path is named even with the node down
     configure_logs(log_format)
+    if follow:
+        tracing.configure()  # with the OTEL_* variables: a span per enrichment page
     metrics = metrics_for(app.settings) if metrics_port is not None else None
     passes = EnrichmentTally()
     with (

@@ -37,6 +37,7 @@ from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import RefuseEncodedSlash
 from session_recall.indexer import Refresh
+from session_recall.observability import tracing
 from session_recall.observability.metrics import Metrics
 from session_recall.security.tokens import UserTokens
 
@@ -180,6 +181,8 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            if tracer is not None:  # last out: the spans of the requests served until now
+                stack.callback(tracing.flush)
             if owns_client:
                 stack.callback(client.close)
             stack.callback(lanes.close)

@@ -40,11 +40,14 @@ def wanted(environ: Mapping[str, str] = os.environ) -> bool:
     return any(environ.get(name) for name in ENDPOINT_VARIABLES)
 
 
-def configure(environ: Mapping[str, str] = os.environ, *, exporter: Any = None) -> Any:
+def configure(
+    environ: Mapping[str, str] = os.environ, *, exporter: Any = None, sampler: Any = None
+) -> Any:
     """Install a tracer provider as OpenTelemetry's global one (the client's spans go
     to it) when the variables ask for traces, or for `exporter` (an SDK `SpanExporter`,
-    a test's in-memory one); returns the tracer for serve's requests, or None when
-    traces are off (not asked for, or the SDK is missing: said once in the log)."""
+    a test's in-memory one, with the test's `sampler` if any); returns the tracer for
+    serve's requests, or None when traces are off (not asked for, or the SDK is
+    missing: said once in the log)."""
     if exporter is None and not wanted(environ):
         return None
     try:
@@ -56,7 +59,8 @@ def configure(environ: Mapping[str, str] = os.environ, *, exporter: Any = None) 
         log.warning(_MISSING_EXTRA, ", ".join(sorted(_set_variables(environ))))
         return None
     name = environ.get("OTEL_SERVICE_NAME") or SERVICE
-    provider = TracerProvider(resource=Resource.create({"service.name": name}))
+    resource = Resource.create({"service.name": name})
+    provider = TracerProvider(resource=resource, sampler=sampler)
     if exporter is not None:  # a test's: each span at once, in this thread
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     else:
@@ -68,6 +72,17 @@ def configure(environ: Mapping[str, str] = os.environ, *, exporter: Any = None) 
     tracer = provider.get_tracer("session_recall")
     spans.install(tracer)
     return tracer
+
+
+def flush(timeout_s: float = 5.0) -> None:
+    """Export the spans not sent yet (a process stopping: uvicorn ends itself with the
+    signal it got, which skips the provider's own flush at exit)."""
+    from opentelemetry import trace
+
+    provider = trace.get_tracer_provider()
+    force_flush = getattr(provider, "force_flush", None)  # the SDK's, not the API's
+    if force_flush is not None:
+        force_flush(int(timeout_s * 1000))
 
 
 def _exporter(environ: Mapping[str, str]) -> Any:

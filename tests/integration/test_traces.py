@@ -4,11 +4,15 @@ with the client's bulk request under it; no span holds an event's text or a quer
 words."""
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from elasticsearch import Elasticsearch
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from starlette.testclient import TestClient
 
 from session_recall.config import Settings
@@ -17,24 +21,43 @@ from session_recall.http import create_app
 from session_recall.indexer import enrich
 from session_recall.observability import tracing
 from tests.support.ndjson import event
+from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
 SECRET_WORDS = ("zanzibar", "quokka", "periwinkle")
 
 
+class _WhileTested(Sampler):
+    """Samples while this module's tests run, drops every span after: OpenTelemetry
+    takes one global provider per process, and the rest of the suite should not pay
+    for spans nobody reads."""
+
+    on = True
+
+    def should_sample(
+        self, _context: Any, _trace_id: int, _name: str, _kind: Any = None,
+        attributes: Any = None, *_rest: Any,
+    ) -> SamplingResult:  # fmt: skip
+        if not self.on:
+            return SamplingResult(Decision.DROP)
+        return SamplingResult(Decision.RECORD_AND_SAMPLE, attributes)
+
+    def get_description(self) -> str:
+        return "while tested"
+
+
 @pytest.fixture(scope="module")
 def traced() -> Iterator[tuple[object, InMemorySpanExporter]]:
     """The process's tracer provider, set once (OpenTelemetry allows one), exporting
-    to memory; shut down afterwards, so later tests record nothing."""
+    to memory while this module runs."""
     exporter = InMemorySpanExporter()
-    tracer = tracing.configure({}, exporter=exporter)
+    sampler = _WhileTested()
+    tracer = tracing.configure({}, exporter=exporter, sampler=sampler)
     yield tracer, exporter
-    from opentelemetry import trace
-
+    sampler.on = False
     spans.install(None)
-    provider = trace.get_tracer_provider()
-    provider.shutdown()  # type: ignore[attr-defined]
+    exporter.clear()
 
 
 def _text(span: ReadableSpan) -> str:
@@ -104,3 +127,13 @@ def test_an_enrichment_page_is_a_span_with_its_bulk_under_it(
     for page in pages:
         assert "bulk" in [s.name for s in _children(found, page)]
     assert not [s.name for s in found if any(w in _text(s) for w in SECRET_WORDS)]
+
+
+def test_serve_exports_its_last_spans_when_it_stops(es_url: str, alias: str, tmp_path: Path):
+    """uvicorn ends the process with the signal it got, which skips the provider's own
+    flush at exit: the app's shutdown sends what is left (here, to stdout)."""
+    env = {"OTEL_TRACES_EXPORTER": "console", "SESSION_RECALL_ENRICH": "false"}
+    with serving(es_url=es_url, alias=alias, folder=tmp_path, env=env, stdout_too=True) as served:
+        answer = httpx.get(f"{served.url}/healthz", headers={"x-request-id": "last-span"})
+        assert answer.status_code == 200
+    assert '"session_recall.request_id": "last-span"' in served.log_text()
