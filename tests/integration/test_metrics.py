@@ -147,6 +147,9 @@ def test_the_number_of_series_does_not_grow_with_the_users(served: Served):
                 assert _recall(web, f"c-{u}", "weather", path).status_code == 200
         return scrape(served.url)
 
+    # The enricher's first count: its lag is a series from then on, whatever the users.
+    lag = ("session_recall_enrichment_pending", ())
+    assert wait_until(lambda: lag in scrape(served.url), timeout=60)
     few = traffic(range(10))
     many = traffic(range(10, 1000))
 
@@ -236,6 +239,13 @@ def _named(expressions: Iterator[str]) -> set[str]:
 
 
 def test_every_metric_the_alerts_and_the_dashboard_name_is_served(served: Served):
+    # A series of each labelled family: an event stored and recalled, the lag counted.
+    with httpx.Client(base_url=served.url, timeout=30) as web:
+        stored = web.post("/v1/events?refresh=wait_for", json=event(30_001, user="d-ana"))
+        assert stored.status_code == 200
+        assert _recall(web, "d-ana", "weather").status_code == 200
+    lag = ("session_recall_enrichment_pending", ())
+    assert wait_until(lambda: lag in scrape(served.url), timeout=60)
     served_names = {name for name, _ in scrape(served.url)}
     rules = alert_rules()["groups"]
     in_rules = _named(rule["expr"] for group in rules for rule in group["rules"])
