@@ -8,6 +8,7 @@ import logging
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,26 @@ def test_each_alert_rule_names_known_metrics_a_severity_and_a_summary():
         assert rule["expr"].count("(") == rule["expr"].count(")")
         names = set(re.findall(r"\bsession_recall_[a-z_]+", rule["expr"]))
         assert names and names <= known, (rule["alert"], names - known)
+
+
+def test_without_the_otel_variables_no_sdk_is_imported_and_no_span_made():
+    """The Elasticsearch client imports OpenTelemetry's API by itself when installed
+    (mcp brings it); serve imports nothing more of it unless traces are asked for."""
+    probe = (
+        "import sys\n"
+        "from starlette.testclient import TestClient\n"
+        "from session_recall.config import Settings\n"
+        "from session_recall.http import create_app\n"
+        "from session_recall.observability import tracing\n"
+        "tracer = tracing.configure({})\n"
+        "app = create_app(Settings(ELASTICSEARCH_URL='http://127.0.0.1:1'), enrich=False,"
+        " tracer=tracer)\n"
+        "with TestClient(app) as web:\n"
+        "    assert web.get('/healthz').status_code == 200\n"
+        "ours = ('opentelemetry.sdk', 'opentelemetry.propagate', 'opentelemetry.exporter')\n"
+        "print(tracer, sorted(m for m in sys.modules if m.startswith(ours)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "None []", done.stdout + done.stderr
