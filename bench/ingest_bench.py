@@ -196,7 +196,6 @@ def tombstone_reads(client: Elasticsearch, alias: str) -> int:
     return int(stats["_all"]["total"]["get"]["total"])
 
 
-
 def run_compaction(es_url: str, alias: str, events: int, home: Path) -> IngestRun:
     """`session-recall compact`: the partitions of periods that ended, merged."""
     return run_command(_ours(es_url, alias, home, "compact"), events)

@@ -45,10 +45,13 @@ class ItemResponse:
 
 @dataclass(slots=True)
 class BulkStats:
-    """Counters a summary reports: how often items went back, and how many were 429s."""
+    """Counters a summary reports: how often items went back, and how many were 429s.
+    `timed`, when set, is told how long each bulk request took (seconds, the answer
+    included), for a latency histogram (`observability.metrics`)."""
 
     retries: int = 0
     throttled: int = 0
+    timed: Callable[[float], None] | None = None
 
 
 def send(
@@ -132,7 +135,9 @@ def _deliver(
         attempts.check()
         retry: list[int] = []
         try:
-            errors, items = _post(bounded(client, deadline), body_for(pending), bulk_params)
+            errors, items = _post(
+                bounded(client, deadline), body_for(pending), bulk_params, stats.timed
+            )
             if creates_only and not errors and len(items) == len(pending):
                 break  # every one created
             for position, info in zip(pending, items, strict=True):
@@ -176,13 +181,21 @@ def _body(actions: Sequence[Action], positions: list[int]) -> bytes:
 
 
 def _post(
-    client: Elasticsearch, body: bytes, params: dict[str, Any]
+    client: Elasticsearch,
+    body: bytes,
+    params: dict[str, Any],
+    timed: Callable[[float], None] | None,
 ) -> tuple[bool, list[dict[str, Any]]]:
     """Whether an item failed, and the items' answers."""
     # The client sends bytes as they are (its NDJSON serializer passes them through);
     # its annotation names only the list form.
     operations: Any = body
-    answer = client.bulk(operations=operations, filter_path=_FILTER_PATH, **params).body
+    started = time.perf_counter()
+    try:
+        answer = client.bulk(operations=operations, filter_path=_FILTER_PATH, **params).body
+    finally:
+        if timed is not None:
+            timed(time.perf_counter() - started)
     return bool(answer.get("errors", True)), list(answer.get("items", ()))
 
 

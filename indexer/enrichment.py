@@ -55,6 +55,7 @@ from elasticsearch import (
 )
 from pydantic import BaseModel
 
+from session_recall.core import spans
 from session_recall.core.access import role_hint
 from session_recall.core.order import event_order
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
@@ -263,7 +264,8 @@ def enrich(
                     summary.interrupted = True
                     break
                 following = fetch(hits[-1]["sort"], vectors)
-                _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
+                with spans.span("session_recall.enrichment.page"):  # traces: a span a page
+                    _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
                 if on_progress is not None:
                     on_progress(summary)
                 hits, vectors = following

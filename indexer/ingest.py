@@ -15,6 +15,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core import strict_json
 from session_recall.embeddings import Embedder
 from session_recall.indexer import checkpoint, collector, native
+from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
@@ -63,6 +64,8 @@ def ingest(
     limits: EventLimits | None = None,
     on_progress: Callable[[IngestSummary, int], None] | None = None,
     embedder: Embedder | None = None,
+    on_refusal: Callable[[str], None] | None = None,
+    stats: BulkStats | None = None,
 ) -> IngestSummary:
     """Store every event of `lines` and return the counts.
 
@@ -73,6 +76,9 @@ def ingest(
     likewise) when the credential may not store an event, which is not the event's
     fault, so it is not dead-lettered. Raises `UnwritablePath`, before
     anything is read, when `dead_letter` or `checkpoint_path` cannot be written.
+
+    `on_refusal` is told the reason of each event dead-lettered, as it is; `stats`
+    counts the bulk requests' retries and 429s as they happen (both for metrics).
     """
     check_outputs(dead_letter, checkpoint_path)
     summary = IngestSummary(dead_letter=dead_letter)
@@ -82,7 +88,14 @@ def ingest(
     # which holds it anyway. A tuple or a parsed copy per event in flight cost more
     # than their own making: each is an object more in memory that no cache holds.
     progress: Progress[Line] = Progress(Line(b"", 0, start.offset, start.inode))
-    writer = Writer(client, alias, options=options, embedder=embedder, stop_when_forbidden="ingest")
+    writer = Writer(
+        client,
+        alias,
+        options=options,
+        embedder=embedder,
+        stop_when_forbidden="ingest",
+        stats=stats,
+    )
     if checkpoint_path is not None and start.inode is not None:
         # At once: a run killed before its first acknowledgement, with the file rotated
         # meanwhile, still finds the file it was reading, by its inode.
@@ -101,6 +114,11 @@ def ingest(
         saved, last_save = committed, time.monotonic()
 
     idle = False  # the input has nothing more for now: save as soon as all is resolved
+
+    def refuse(original: Any, number: int, reason: str | None) -> None:
+        sink.write(original, f"line {number}: {reason}")
+        if on_refusal is not None:
+            on_refusal(reason or "")
 
     def submissions() -> Iterator[Submission | Flush]:
         nonlocal idle
@@ -121,7 +139,7 @@ def ingest(
                 continue
             if isinstance(parsed, Rejected):
                 summary.count_read(rejected=True)
-                sink.write(parsed.original, f"line {line.number}: {parsed.reason}")
+                refuse(parsed.original, line.number, parsed.reason)
                 progress.resolve(ticket)
                 save()
             else:
@@ -132,7 +150,7 @@ def ingest(
         # Lines a block at a time, no Python object per event (see `native`).
         with DeadLetter(dead_letter) as sink, collector.tuned_for_load():
             try:
-                _ingest_batches(writer, lines, limits, sink, summary, progress, save, on_progress)
+                _ingest_batches(writer, lines, limits, refuse, summary, progress, save, on_progress)
             finally:
                 summary.dead_lettered = sink.count
                 summary.retries, summary.throttled = writer.stats.retries, writer.stats.throttled
@@ -158,8 +176,7 @@ def ingest(
                         # An erased scope's events are refused without a copy anywhere.
                         line = progress.item(written.submission.token)
                         # As it was received: the line parsed before, so it parses.
-                        original = strict_json.loads(line.data)
-                        sink.write(original, f"line {line.number}: {result.reason}")
+                        refuse(strict_json.loads(line.data), line.number, result.reason)
                 progress.resolve_all([written.submission.token for written in chunk])
                 if on_progress is not None:
                     on_progress(summary, progress.committed.end)
@@ -176,7 +193,7 @@ def _ingest_batches(
     writer: Writer,
     lines: Iterable[Line | LineRun | Flush],
     limits: EventLimits | None,
-    sink: DeadLetter,
+    dead_letter: Callable[[Any, int, str | None], None],
     summary: IngestSummary,
     progress: Progress[Line],
     save: Callable[..., None],
@@ -204,7 +221,7 @@ def _ingest_batches(
 
     def refuse(original: Any, number: int, reason: str, event_id: str | None = None) -> None:
         summary.count_read(rejected=True)
-        sink.write(original, f"line {number}: {reason}")
+        dead_letter(original, number, reason)
 
     def pending() -> bool:
         """Lines were read since the last batch taken (events, or refused or blank)."""
@@ -247,7 +264,7 @@ def _ingest_batches(
             if result.status is _REJECTED and result.reason != SCOPE_ERASED:
                 # As it was received: the line parsed before, so it parses.
                 original = strict_json.loads(batch.source(position))
-                sink.write(original, f"line {batch.line(position)}: {result.reason}")
+                dead_letter(original, batch.line(position), result.reason)
         progress.resolve(taken.popleft())
         if on_progress is not None:
             on_progress(summary, progress.committed.end)

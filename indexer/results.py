@@ -4,13 +4,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, Field
 
 # The reason given for an event refused because a tombstone covers it: it belongs to
 # an erased scope and is stamped at or before that erasure (a late retry or a replay).
 SCOPE_ERASED = "scope erased"
+
+
+# What an event was refused for, in a few classes (a metric's label: bounded, unlike
+# the reasons themselves, which name partitions and quote Elasticsearch).
+RefusalClass = Literal["invalid", "scope_erased", "partition", "forbidden", "elasticsearch"]
+REFUSAL_CLASSES: tuple[RefusalClass, ...] = get_args(RefusalClass)
+
+
+def refusal_class(reason: str) -> RefusalClass:
+    """The class of a refusal's reason, as the parser and the writer word them: the
+    event itself was invalid (unreadable, out of bounds, too long), its scope was
+    erased, its partition could not be made, the credential may not store it, or
+    Elasticsearch refused it."""
+    if reason == SCOPE_ERASED:
+        return "scope_erased"
+    if reason.startswith("its partition "):
+        return "partition"
+    if reason.startswith("Elasticsearch refused it (403)"):
+        return "forbidden"
+    if reason.startswith("Elasticsearch refused it"):
+        return "elasticsearch"
+    return "invalid"
 
 
 class Status(StrEnum):

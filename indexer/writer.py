@@ -203,6 +203,7 @@ class Writer:
     the cluster refuses is; with `stop_when_forbidden`, the role the work needs, it
     raises `PrivilegeMissing` instead, naming the role: what `ingest` and `migrate`
     want, whose input stays where a run with a better credential finds it again.
+    `stats` counts its bulk requests' retries and 429s (a fresh `BulkStats` by default).
     """
 
     def __init__(
@@ -216,6 +217,7 @@ class Writer:
         identity: Identity = DEFAULT_IDENTITY,
         sleep: Callable[[float], None] = time.sleep,
         stop_when_forbidden: Role | None = None,
+        stats: BulkStats | None = None,
     ) -> None:
         self._client = client
         self._stop_when_forbidden = stop_when_forbidden
@@ -226,7 +228,8 @@ class Writer:
         self._vectors_refused = False  # the write index has no vector fields
         self._embedder_failing = False
         self._sleep = sleep
-        self.stats = BulkStats()
+        # The caller's, when it reads them while the writer works (metrics).
+        self.stats = stats if stats is not None else BulkStats()
         self.without_vectors = 0
         self._deadline: Deadline | None = None  # of the write in progress
         self._tombstones_seen = False  # the tombstone index exists (it stays)

@@ -22,7 +22,7 @@ python -m pip install --quiet --disable-pip-version-check --upgrade pip
 if python -m pip show --quiet session-recall >/dev/null 2>&1; then
   python -m pip uninstall --quiet --disable-pip-version-check --yes session-recall
 fi
-python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs}]"
+python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs,otel}]"
 # The indexer's native core (native/, Rust): built when cargo is here, and again only
 # when its sources change; without it the indexer takes its pure-Python path.
 if command -v cargo >/dev/null 2>&1; then

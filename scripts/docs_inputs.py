@@ -12,13 +12,17 @@ from starlette.testclient import TestClient
 
 from session_recall.config import Settings
 from session_recall.http.app import create_app
+from session_recall.observability.metrics import Metrics
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "docs" / "reference" / "openapi.json"
 
 
 def main() -> None:
-    app = create_app(Settings(ELASTICSEARCH_URL="http://127.0.0.1:9200"), token="documented")
+    # As `serve` runs by default: with its metrics (`/metrics`).
+    metrics = Metrics(encoder="static", model=None)
+    settings = Settings(ELASTICSEARCH_URL="http://127.0.0.1:9200")
+    app = create_app(settings, token="documented", metrics=metrics)
     document = TestClient(app).get("/openapi.json").json()
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     TARGET.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ import click
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.embed_workers import run_workers
+from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
@@ -20,6 +21,8 @@ from session_recall.indexer.layout import require_alias
 from session_recall.indexer.leases import Leased
 from session_recall.indexer.slices import Fixed, Slice
 from session_recall.indexer.vectors import drop_model, stored_models
+from session_recall.observability import EnrichmentTally, LogFormat, exposed, tracing
+from session_recall.observability.logs import configure as configure_logs
 
 
 @click.command("embed")
@@ -60,6 +63,8 @@ from session_recall.indexer.vectors import drop_model, stored_models
 )
 @click.option("--backfill", is_flag=True, hidden=True, help="The former name of one pass.")
 @page_size_option(DEFAULT_PAGE, "Events enriched and updated per request.")
+@metrics_port_options
+@log_format_option
 @pass_app
 def embed(
     app: AppContext,
@@ -70,6 +75,9 @@ def embed(
     drop: str | None,
     backfill: bool,
     page_size: int,
+    metrics_port: int | None,
+    metrics_host: str,
+    log_format: LogFormat,
 ) -> None:
     """Enrich stored events with stems, context and vectors, for memory_search.
 
@@ -87,7 +95,8 @@ def embed(
     (`--follow`, serve's replicas) share by themselves.
 
     Idempotent and resumable: run it again at any time, it carries on where it
-    stopped. Exit 1 when some events could not be updated.
+    stopped. Exit 1 when some events could not be updated. With --follow and
+    --metrics-port, Prometheus metrics are served (the lag, passes, refused texts).
 
     \b
     Examples:
@@ -117,13 +126,22 @@ def embed(
             click.echo(f"Vectors stored, by model: {', '.join(sorted(stored))}.")
         return
     if keep_following:
+        configure_logs(log_format)
+        tracing.configure()  # with the OTEL_* variables: a span per page
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        metrics = metrics_for(app.settings) if metrics_port is not None else None
+        passes = EnrichmentTally()
+        if metrics is not None:
+            metrics.watch_enrichment(passes)
         click.echo("Enriching events as they are stored; Ctrl-C stops.", err=True)
         try:
-            shared = share or Leased(client, alias)
-            follow(client, alias, embedder, stop=stop, page_size=page_size, on_pass=_report,
-                   share=shared)  # fmt: skip
+            with exposed(metrics, host=metrics_host, port=metrics_port):
+                follow(
+                    client, alias, embedder, stop=stop, page_size=page_size,
+                    on_pass=passes.then(_report), on_progress=passes.progress,
+                    on_failure=passes.failed, share=share or Leased(client, alias),
+                )  # fmt: skip
         except KeyboardInterrupt:
             stop.set()
         click.echo(f"Stopped; {pending(client, alias, embedder)} event(s) await enrichment.")

@@ -16,6 +16,7 @@ import click
 from elasticsearch import Elasticsearch
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import build, library_option, limit_options
 from session_recall.cli.progress import progress_reporter
 from session_recall.cli.refresh import refresh
@@ -46,6 +47,8 @@ from session_recall.indexer.lines import (
     read_finished_file,
     read_stream,
 )
+from session_recall.observability import EnrichmentTally, LogFormat, exposed, tracing
+from session_recall.observability.logs import configure as configure_logs
 
 DEFAULT_DEAD_LETTER = Path("dead-letter.ndjson")
 # Enough to see past a byte order mark and leading blank space to the first character.
@@ -82,6 +85,8 @@ RESUMABLE = (WriteUnavailable, PrivilegeMissing)
     help="Enrich the stored events (stems, context, vectors) once they are stored; "
     "with --follow, all along.",
 )  # fmt: skip
+@metrics_port_options
+@log_format_option
 @pass_app
 def ingest_command(
     app: AppContext,
@@ -98,6 +103,9 @@ def ingest_command(
     max_ahead_seconds: int,
     max_new_partitions: int,
     enrich: bool,
+    metrics_port: int | None,
+    metrics_host: str,
+    log_format: LogFormat,
 ) -> None:
     """Store the NDJSON events of FILE (or stdin, with -), one event per line.
 
@@ -116,6 +124,9 @@ def ingest_command(
     Exit 0 when every event was stored or refused as erased, 1 when some went to the
     dead-letter file, 2 on a usage error (nothing is read), 3 when Elasticsearch is
     unavailable or not set up (run it again: what was acknowledged is stored).
+
+    With --metrics-port, Prometheus metrics are served while it runs (events received,
+    stored, refused and dead-lettered, bulk requests, the enrichment lag).
 
     \b
     Example:
@@ -148,21 +159,40 @@ def ingest_command(
         else None
     )
     check_outputs(dead_letter, checkpoint)  # a wrong path is named even with the node down
-    with _input(source, checkpoint, dead_letter, tail) as (lines, start, total):
+    configure_logs(log_format)
+    if follow:
+        tracing.configure()  # with the OTEL_* variables: a span per enrichment page
+    metrics = metrics_for(app.settings) if metrics_port is not None else None
+    passes = EnrichmentTally()
+    with (
+        exposed(metrics, host=metrics_host, port=metrics_port),
+        _input(source, checkpoint, dead_letter, tail) as (lines, start, total),
+    ):
         client = app.client
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         embedder = embedder_for(app.settings) if enrich else None
-        alongside = (
-            Enricher(client, app.settings.index, embedder, share=Leased(client, app.settings.index))
+        enricher = (
+            Enricher(
+                client,
+                app.settings.index,
+                embedder,
+                on_pass=passes.passed,
+                share=Leased(client, app.settings.index),
+            )
             if enrich and follow
-            else contextlib.nullcontext()
+            else None
         )
+        if metrics is not None and enricher is not None:
+            metrics.watch_enrichment(passes, enricher)
+        alongside = enricher or contextlib.nullcontext()
         with progress_reporter(total=total, start=start.offset) as report, stopping, alongside:
             so_far: list[IngestSummary] = []  # the run's counts, for a run that stops
 
             def progress(counted: IngestSummary, end: int) -> None:
                 so_far[:] = [counted]
                 report(counted, end)
+                if metrics is not None:
+                    metrics.events.follow(counted)
 
             try:
                 summary = ingest(
@@ -175,6 +205,8 @@ def ingest_command(
                     options=options,
                     limits=limits,
                     on_progress=progress,
+                    on_refusal=metrics.events.dead_letter if metrics else None,
+                    stats=metrics.bulk_stats() if metrics else None,
                 )
             except SessionRecallError as err:
                 # Never without its summary: what was stored and dead-lettered so far.

@@ -1,14 +1,18 @@
 """`session-recall serve`: the HTTP sidecar."""
 
 import ipaddress
+import logging
+import logging.config
 from typing import Any
 
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.observe import log_format_option, metrics_for
 from session_recall.cli.options import build, flag, limit_options
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
+from session_recall.observability.logs import LogFormat
 
 
 @click.command()
@@ -89,6 +93,16 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
     help="Enrich stored events in the background (stems, context, vectors); /readyz "
     "reports the lag. With --no-enrich, run `session-recall embed --follow` elsewhere.",
 )  # fmt: skip
+@click.option(
+    "--metrics/--no-metrics", default=True, show_default=True, envvar="SESSION_RECALL_METRICS",
+    help="Keep Prometheus metrics and serve them at GET /metrics.",
+)  # fmt: skip
+@click.option(
+    "--protect-metrics", is_flag=True, envvar="SESSION_RECALL_PROTECT_METRICS",
+    help="/metrics takes the operator token, like every other path; by default it is open "
+    "like /readyz.",
+)  # fmt: skip
+@log_format_option
 @limit_options()
 @pass_app
 def serve(
@@ -104,6 +118,9 @@ def serve(
     idp_audience: str | None,
     idp_user_claim: str | None,
     idp_app_claim: str | None,
+    metrics: bool,
+    protect_metrics: bool,
+    log_format: LogFormat,
     **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
@@ -116,13 +133,19 @@ def serve(
     bound to one user, from `session-recall tokens issue` or an identity provider
     (--idp-*). With none configured, every caller reaches every user: serve says so.
 
+    Prometheus metrics at GET /metrics; every answer carries an X-Request-Id, which
+    --log-format json writes on each log line; with the otel extra and
+    OTEL_EXPORTER_OTLP_ENDPOINT set, a trace span per request.
+
     \b
     Example:
       SESSION_RECALL_TOKEN=... session-recall serve --port 8080
     """
     from session_recall.http import create_app
     from session_recall.http.auth import user_tokens
-    from session_recall.http.server import run
+    from session_recall.http.server import log_config, run
+    from session_recall.observability import tracing
+    from session_recall.tools import TOOLS
 
     bounds = build(ServeLimits, {name: (flag(name), value) for name, value in limits.items()})
 
@@ -134,13 +157,15 @@ def serve(
         idp_app_claim=idp_app_claim,
     )
     tokens = user_tokens(settings)
+    if log_format == "json":  # from the first line on: what is said before uvicorn starts too
+        logging.config.dictConfig(log_config(bounds.log_limit, log_level, log_format="json"))
     if not token and tokens is None:
         who = "every local process" if _is_loopback(host) else f"anyone who can reach {host}"
-        click.echo(
-            f"Warning: serving without any token: {who} can read, write and erase every "
-            "user's events. Set SESSION_RECALL_TOKEN, or issue tokens bound to one user "
-            "with `session-recall tokens issue`.",
-            err=True,
+        _warn(
+            f"serving without any token: {who} can read, write and erase every user's "
+            "events. Set SESSION_RECALL_TOKEN, or issue tokens bound to one user with "
+            "`session-recall tokens issue`.",
+            log_format,
         )
     web = create_app(
         settings,
@@ -149,8 +174,19 @@ def serve(
         refresh=refresh,
         limits=bounds,
         enrich=enrich,
+        metrics=metrics_for(settings, tools=TOOLS) if metrics else None,
+        protect_metrics=protect_metrics,
+        tracer=tracing.configure(),
     )
-    run(web, host=host, port=port, limits=bounds, log_level=log_level)
+    run(web, host=host, port=port, limits=bounds, log_level=log_level, log_format=log_format)
+
+
+def _warn(message: str, log_format: LogFormat) -> None:
+    """A warning at start: a log line in JSON, else a line on stderr as click writes."""
+    if log_format == "json":
+        logging.getLogger(__name__).warning(message)
+    else:
+        click.echo(f"Warning: {message}", err=True)
 
 
 def _is_loopback(host: str) -> bool:

@@ -11,6 +11,7 @@ the shape of `http.errors`.
 """
 
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import PathIds
 from session_recall.indexer import Refresh
+from session_recall.observability import tracing
+from session_recall.observability.metrics import Metrics
 from session_recall.security.tokens import UserTokens
 
 
@@ -57,6 +60,8 @@ class Services:
     write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
     # Whether stored events are enriched in the background (stems, context, vectors).
     enrich: bool = True
+    # The process's metrics (`/metrics`), which route groups feed; None: none kept.
+    metrics: Metrics | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,9 @@ def create_app(
     refresh: Refresh = "false",
     limits: ServeLimits | None = None,
     enrich: bool = True,
+    metrics: Metrics | None = None,
+    protect_metrics: bool = False,
+    tracer: Any = None,
 ) -> Starlette:
     """The sidecar's app. Without `client`, the writes and each lane get a client of
     their own, made from `settings` (and closed at shutdown); with one (tests), they
@@ -124,7 +132,12 @@ def create_app(
     the OpenAPI document. `refresh="wait_for"` makes `POST /v1/events` answer once the
     events are searchable, unless a request says `?refresh=false`. `limits` bound
     what clients may hold and how long anything may take. With `enrich`, the events
-    endpoint enriches what it stores in the background (`indexer.enrichment`)."""
+    endpoint enriches what it stores in the background (`indexer.enrichment`).
+
+    Every answer carries an `X-Request-Id` (`http.observe`). With `metrics`, the groups
+    feed them and `GET /metrics` exposes them, open like the probes unless
+    `protect_metrics`; with `tracer` (`observability.tracing.configure()`'s), each
+    request is a span."""
     limits = limits or ServeLimits()
     tokens = tokens or user_tokens(settings)
     owns_client = client is None
@@ -146,8 +159,14 @@ def create_app(
         bodies=InflightBytes(limits.max_inflight_bytes),
         refresh=refresh,
         enrich=enrich,
+        metrics=metrics,
     )
-    built = [factory(services) for factory in (default_groups() if groups is None else groups)]
+    factories = list(default_groups() if groups is None else groups)
+    if metrics is not None:
+        from session_recall.http.metrics import metrics_group
+
+        factories.append(functools.partial(metrics_group, protected=protect_metrics))
+    built = [factory(services) for factory in factories]
     document = build_document(
         title="session-recall",
         version=__version__,
@@ -162,6 +181,8 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
+            if tracer is not None:  # last out: the spans of the requests served until now
+                stack.callback(tracing.flush)
             if owns_client:
                 stack.callback(client.close)
             stack.callback(lanes.close)
@@ -174,7 +195,7 @@ def create_app(
     open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
-    middleware = [Middleware(PathIds)]
+    middleware = [_observe(settings, routes, metrics, tracer), Middleware(PathIds)]
     if secret or tokens:
         needs = {key: need for group in built for key, need in group.needs.items()}
         middleware.append(
@@ -195,6 +216,22 @@ def create_app(
     # empty 307 to the path without it.
     app.router.redirect_slashes = False
     return app
+
+
+def _observe(
+    settings: Settings, routes: Sequence[BaseRoute], metrics: Metrics | None, tracer: Any
+) -> Middleware:
+    from session_recall.http.observe import Observe
+    from session_recall.http.recall import ENDPOINTS
+
+    return Middleware(
+        Observe,
+        metrics=metrics,
+        tracer=tracer,
+        routes=routes,
+        tools={path: endpoint.tool for path, endpoint in ENDPOINTS.items()},
+        default_mode="keyword" if settings.embedder == "none" else "hybrid",
+    )
 
 
 async def _no_route(request: Request, exc: Exception) -> Response:

@@ -58,6 +58,7 @@ from session_recall.indexer.filling import fill
 from session_recall.indexer.leases import Leased
 from session_recall.indexer.results import refusal
 from session_recall.indexer.retry import RetryPolicy
+from session_recall.observability.metrics import EnrichmentTally, EventTally
 from session_recall.security.tokens import Action, Grant
 
 NDJSON_TYPES = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl"})
@@ -109,12 +110,14 @@ def events_group(
     # vectors in the background (see `indexer.enrichment`).
     writer = Writer(services.client, services.settings.index, options=options)
     # Memory the pass freed goes back to the system, as a burst of bodies' does.
+    metrics = services.metrics
+    passes = EnrichmentTally() if metrics is not None else None  # what /metrics tells
     enricher = (
         Enricher(
             services.client,
             services.settings.index,
             embedder_for(services.settings),
-            on_pass=_give_back_after,
+            on_pass=passes.then(_give_back_after) if passes else _give_back_after,
             # serve's replicas share the work by leases on slices of the sessions.
             share=Leased(services.client, services.settings.index),
         )
@@ -127,6 +130,11 @@ def events_group(
         max_pending_events=limits.max_pending_events, deadline=limits.write_deadline
     )
     batcher = Batcher(writer, batching)
+    tally = metrics.events if metrics is not None else None
+    if metrics is not None:
+        metrics.watch_writes(writer, batcher)
+        if passes is not None and enricher is not None:
+            metrics.watch_enrichment(passes, enricher)
     services.write_health.append(
         lambda: WriteHealth(
             batcher.failing(),
@@ -220,7 +228,7 @@ def events_group(
             next(stored) if isinstance(item, Parsed) else refusal(item.original, item.reason)
             for item in items
         ]
-        return _answer(results)
+        return _answer(results, tally)
 
     async def store_batches(body: bytes, *, refresh: Refresh) -> Response:
         try:
@@ -233,7 +241,7 @@ def events_group(
             answers = await batcher.submit_batches(filled.batches, refresh=refresh)
         except SessionRecallError as err:
             return error_response(err)
-        return _answer(filled.results(answers))
+        return _answer(filled.results(answers), tally)
 
     paths = {
         "/v1/events": {
@@ -337,7 +345,9 @@ def _too_many(count: int, limit: int) -> JSONResponse:
     )
 
 
-def _answer(results: list[EventResult]) -> Response:
+def _answer(results: list[EventResult], tally: EventTally | None) -> Response:
+    if tally is not None:
+        tally.count(results)
     status, content = answer_body(results)
     return Response(content, status_code=status, media_type="application/json")
 

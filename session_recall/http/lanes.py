@@ -10,6 +10,7 @@ client gives up on a request by then too, so stuck threads do not pile up.
 """
 
 import asyncio
+import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,7 +47,10 @@ class Lane:
         not returned within the deadline (waiting for a free thread included)."""
         # A timeout around the await, not `wait_for`, which wraps the future in a task
         # of its own per call.
-        future = asyncio.get_running_loop().run_in_executor(self._threads, func)
+        # In the request's context: its id on the lane's log lines, its span above the
+        # client's (`http.observe`).
+        context = contextvars.copy_context()
+        future = asyncio.get_running_loop().run_in_executor(self._threads, context.run, func)
         try:
             async with asyncio.timeout(self.deadline):
                 return await future

@@ -36,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from session_recall.error_policy import RETRY_AFTER_S
 from session_recall.http.limits import ServeLimits
 from session_recall.http.log_limit import RateLimit
+from session_recall.observability.logs import LogFormat, as_json
 
 # Descriptors besides client connections: Elasticsearch connections of every lane,
 # logs, the event loop's own.
@@ -52,14 +53,22 @@ ACCEPT_RESERVE = 2 * ACCEPT_BACKLOG
 MAX_HEAD_BYTES = 16 * 1024
 
 
-def run(app: Starlette, *, host: str, port: int, limits: ServeLimits, log_level: str) -> None:
+def run(
+    app: Starlette,
+    *,
+    host: str,
+    port: int,
+    limits: ServeLimits,
+    log_level: str,
+    log_format: LogFormat = "text",
+) -> None:
     connections = fit_open_files(limits.max_connections)
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
-        log_config=log_config(limits.log_limit, log_level),
+        log_config=log_config(limits.log_limit, log_level, log_format=log_format),
         server_header=False,
         http=bounded_protocol(header_timeout=limits.header_timeout, max_connections=connections),
         loop=event_loop(),
@@ -216,10 +225,11 @@ def fit_open_files(max_connections: int) -> int:
     return fitted
 
 
-def log_config(per_kind: int, level: str) -> dict[str, Any]:
+def log_config(per_kind: int, level: str, *, log_format: LogFormat = "text") -> dict[str, Any]:
     """uvicorn's logging, every handler rate-limited; the app's own lines (a warning
     from a failed search, a client gone mid-body) at `level`, and everything else
-    (asyncio's errors) at WARNING, all where uvicorn's go, in its format."""
+    (asyncio's errors) at WARNING, all where uvicorn's go, in its format, or with
+    `log_format="json"` as JSON lines with the request id (`observability.logs`)."""
     config = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {"rate_limit": {"()": RateLimit, "per_kind": per_kind}}
     for handler in config["handlers"].values():
@@ -230,7 +240,7 @@ def log_config(per_kind: int, level: str) -> dict[str, Any]:
         "propagate": False,
     }
     config["root"] = {"handlers": ["default"], "level": "WARNING"}
-    return config
+    return as_json(config) if log_format == "json" else config
 
 
 def _raw_response(status: int, body: dict[str, str], *, retry_after: int | None = None) -> bytes:

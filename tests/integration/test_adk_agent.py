@@ -8,8 +8,6 @@ stalls no other coroutine."""
 
 import asyncio
 import itertools
-import os
-import signal
 import time
 from pathlib import Path
 

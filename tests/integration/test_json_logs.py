@@ -1,0 +1,124 @@
+"""`serve --log-format json`: one JSON object per line, with the request id the answer
+carries; and at info and above, never a credential, a token, an event's text or a
+query's words, whatever the requests (stored, refused, searched, unauthorized)."""
+
+import json
+import secrets
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from session_recall.cli import main
+from session_recall.node import wait_until
+from tests.support.ndjson import event
+from tests.support.serve import serving
+
+pytestmark = pytest.mark.integration
+
+# Words that occur in events and queries alone.
+EVENT_WORDS = ("zanzibar", "quokka", "periwinkle", "marmalade")
+QUERY_WORDS = ("lighthouse", "tangerine", "saxophone", "wombat")
+FIELDS = {"time", "level", "logger", "message", "request_id"}
+
+
+def _issue(home: Path, alias: str, user: str) -> str:
+    done = CliRunner().invoke(
+        main,
+        ["--index", alias, "tokens", "issue", "--user", user, "--can", "read", "--ttl", "1h"],
+        env={"SESSION_RECALL_HOME": str(home)},
+    )
+    assert done.exit_code == 0, done.output
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
+    es_url: str, alias: str, tmp_path: Path
+):
+    operator = f"operator-{secrets.token_hex(12)}"
+    api_key = f"apikey-{secrets.token_hex(12)}"
+    wrong = f"wrong-{secrets.token_hex(12)}"
+    user_token = _issue(tmp_path / "home", alias, "ana")
+    env = {"SESSION_RECALL_LOG_FORMAT": "json", "ELASTICSEARCH_API_KEY": api_key}
+    with serving(
+        es_url=es_url, alias=alias, folder=tmp_path, token=operator, log_level="info", env=env,
+        stdout_too=True,
+    ) as served:  # fmt: skip
+        as_operator = {"authorization": f"Bearer {operator}"}
+        as_ana = {"authorization": f"Bearer {user_token}"}
+        with httpx.Client(base_url=served.url, timeout=30) as web:
+            events = [
+                event(1, user="ana", text="zanzibar quokka at dawn"),
+                event(2, user="ana", text="zanzibar quokka at dusk"),
+                {"user_id": "ana", "type": "user_message", "text": "periwinkle marmalade"},
+            ]
+            stored = web.post(
+                "/v1/events?refresh=wait_for",
+                json=events,
+                headers={**as_operator, "x-request-id": "grep-req-1"},
+            )
+            assert stored.status_code == 422, stored.text  # the second has no timestamp
+            assert stored.headers["x-request-id"] == "grep-req-1"
+            tool = "/v1/users/{user}/tools/{tool}"
+            found = web.post(
+                tool.format(user="ana", tool="cross_session_search"),
+                json={"innerThought": "lighthouse", "query": "zanzibar quokka"},
+                headers=as_ana,
+            )
+            assert found.status_code == 200 and "zanzibar" in found.text
+            # A cursor of one query sent with another: the search fails, with a warning.
+            search = tool.format(user="ana", tool="cross_session_search")
+            page = web.post(
+                search,
+                params={"format": "page", "page_size": 1},
+                json={"innerThought": "x", "query": "zanzibar quokka"},
+                headers=as_ana,
+            )
+            cursor = page.json()["next_cursor"]
+            mismatch = web.post(
+                search,
+                params={"cursor": cursor},
+                json={"innerThought": "x", "query": "lighthouse tangerine"},
+                headers=as_ana,
+            )
+            assert mismatch.status_code == 422, mismatch.text
+            bad = web.post(
+                tool.format(user="ana", tool="memory_search"),
+                json={"innerThought": "tangerine saxophone", "query": "", "limit": "wombat"},
+                headers=as_ana,
+            )
+            assert bad.status_code == 422
+            other = web.post(
+                tool.format(user="bob", tool="cross_session_search"),
+                json={"innerThought": "x", "query": "lighthouse tangerine"},
+                headers=as_ana,
+            )
+            assert other.status_code == 403
+            refused = web.get(
+                "/v1/users/ana/sessions", headers={"authorization": f"Bearer {wrong}"}
+            )
+            assert refused.status_code == 401
+            # The enrichment of the stored event, logged (or not) before serve stops.
+            assert wait_until(lambda: "enrichment_pending" in web.get("/readyz").json(), timeout=60)
+    lines = [line for line in served.log_text().splitlines() if line.strip()]
+
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert all(set(record) >= FIELDS for record in records), records[:3]
+    assert any(record["request_id"] == "grep-req-1" for record in records), lines
+    loud = [r for r in records if r["level"] in ("INFO", "WARNING", "ERROR", "CRITICAL")]
+    # The failed search's warning, written in a read lane's thread, names its request.
+    warned = [r for r in loud if r["level"] == "WARNING"]
+    assert [r["request_id"] for r in warned] == [mismatch.headers["x-request-id"]], lines
+    text = "\n".join(json.dumps(record) for record in loud).lower()
+    for secret in (operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS):
+        assert secret.lower() not in text, secret
+
+
+def test_the_warning_at_start_is_a_json_line_too(es_url: str, alias: str, tmp_path: Path):
+    env = {"SESSION_RECALL_LOG_FORMAT": "json"}
+    with serving(es_url=es_url, alias=alias, folder=tmp_path, log_level="info", env=env) as served:
+        pass
+    records = [json.loads(line) for line in served.log_text().splitlines() if line.strip()]
+    [warning] = [r for r in records if "serving without any token" in r["message"]]
+    assert warning["level"] == "WARNING" and warning["logger"] == "session_recall.cli.serve"
