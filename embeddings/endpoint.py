@@ -75,7 +75,7 @@ class EndpointEmbedder:
         self._max_chars = max_chars
         # A batch's tries, the pauses between them included, end within this (a caller's
         # deadline: an adapter's store); none: `max_attempts` tries of `timeout_s` each.
-        self._budget_s = budget_s
+        self._budget_s = budget_s  # for one call of `embed`, its batches together
         base = url.rstrip("/")
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
         self._model = model
@@ -123,10 +123,11 @@ class EndpointEmbedder:
         # Servers refuse empty inputs; a blank text has nothing to embed anyway.
         wanted = [i for i, text in enumerate(texts) if text.strip()]
         vectors: list[Vector | None] = [None] * len(texts)
+        ends = None if self._budget_s is None else self._clock() + self._budget_s
         for start in range(0, len(wanted), self._batch):
             batch = wanted[start : start + self._batch]
             cut = [prefix + texts[i][: self._max_chars] for i in batch]
-            embedded = self._embed_batch(self._http, cut)
+            embedded = self._embed_batch(self._http, cut, ends)
             for i, vector in zip(batch, embedded, strict=True):
                 vectors[i] = vector
         return vectors
@@ -142,7 +143,9 @@ class EndpointEmbedder:
         if http is not None:
             http.close()
 
-    def _embed_batch(self, http: httpx.Client, texts: list[str]) -> list[Vector | None]:
+    def _embed_batch(
+        self, http: httpx.Client, texts: list[str], ends: float | None
+    ) -> list[Vector | None]:
         with self._lock:
             if self._clock() < self._paused_until:
                 raise EmbedderUnavailable(
@@ -150,16 +153,15 @@ class EndpointEmbedder:
                     hint="Check that it runs; events are stored without vectors meanwhile.",
                 )
         try:
-            return self._parse(self._post(http, texts), len(texts))
+            return self._parse(self._post(http, texts, ends), len(texts))
         except EmbedderUnavailable:
             with self._lock:
                 self._paused_until = self._clock() + self._paused_s
             raise
 
-    def _post(self, http: httpx.Client, texts: list[str]) -> Any:
+    def _post(self, http: httpx.Client, texts: list[str], ends: float | None) -> Any:
         body = {"model": self._model, "input": texts, "encoding_format": "float"}
         cause = ""
-        ends = None if self._budget_s is None else self._clock() + self._budget_s
         for attempt in range(self._attempts):
             if attempt:
                 pause = random.uniform(*_BACKOFF_S) * 2 ** (attempt - 1)

@@ -19,7 +19,6 @@ Two fields record where a context came from, so that it can be kept true:
 """
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -28,7 +27,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.core.stems import stems
-from session_recall.indexer import bulk
+from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import IndexerError
 from session_recall.indexer.retry import RetryPolicy
@@ -53,6 +52,8 @@ _REPAIR_ATTEMPTS = 5
 # Ids per terms query when looking for the turns whose context holds erased events.
 _TERMS_PER_QUERY = 1_000
 _TURN_SOURCE = ["text", "user_id", "session_id", "timestamp", "event_id"]
+# A turn's per-document error in a real-time read when its partition was pruned.
+_NO_INDEX = "index_not_found_exception"
 
 Hit = dict[str, Any]
 Key = tuple[str, str]  # (_index, _id): a stored event across the alias
@@ -96,66 +97,59 @@ def position(source: dict[str, Any]) -> list[Any]:
     return [Instant.parse(source["timestamp"]).nanos, source["event_id"], source["user_id"]]
 
 
-@dataclass(frozen=True)
-class Window:
-    """Turns of one session in order; `first`: they start at its first turn."""
-
-    turns: list[Hit]
-    first: bool
-
-
 def read_windows(
-    client: Elasticsearch, alias: str, hits: Sequence[Hit], *, after: int = CONTEXT_REACH
-) -> dict[tuple[str, str], Window]:
-    """Each session of `hits` (events in the event order, with `sort`): its turns from
-    `CONTEXT_REACH` before its first hit to `after` past its last, in one `msearch`.
-    Between its first hit and its last, only the turns enriched before are read: the
-    others are `hits` (a turn stored since `hits` were found is not there yet, and
-    reaches the turns after it when it is enriched in its turn: `followers`)."""
+    client: Elasticsearch, alias: str, hits: Sequence[Hit]
+) -> dict[tuple[str, str], list[Hit]]:
+    """Each session of `hits` (events in the event order, with `sort`): its turns in
+    order, from `CONTEXT_REACH` before its first hit to as many past its last, in one
+    `msearch`. Between its first hit and its last, only the turns enriched before are
+    read: the others are `hits` (a turn stored since `hits` were found is not there
+    yet, and reaches the turns after it when it is enriched in its turn: `followers`)."""
     spans: dict[tuple[str, str], list[Hit]] = {}
     for hit in hits:
         source = hit["_source"]
         spans.setdefault((source["user_id"], source["session_id"]), []).append(hit)
     searches: list[dict[str, Any]] = []
+    looks: list[int] = []  # how many searches each session has
     for (user, session), mine in spans.items():
         scope = _session_filter(user, session)
         first, last = mine[0]["sort"], mine[-1]["sort"]
-        bounds = {
-            "gte": Instant(first[0]).to_elasticsearch(),
-            "lte": Instant(last[0]).to_elasticsearch(),
-        }
-        span = [{"range": {"timestamp": bounds}}, {"term": {ENRICHED_FIELD: CONTEXT_MARK}}]
-        searches += [
-            *_look(alias, user, scope, before=first, size=CONTEXT_REACH),
-            _head_line(alias, user),
-            {**_common(), "query": {"bool": {"filter": [*scope, *span]}}, "sort": event_order(),
-             "size": _SPAN},
-            *_look(alias, user, scope, after_=last, size=after),
-        ]  # fmt: skip
-    answers = _msearch(client, searches)
-    windows: dict[tuple[str, str], Window] = {}
-    for i, (session_key, mine) in enumerate(spans.items()):
-        looks = answers[3 * i : 3 * i + 3]
-        found = {key(turn): turn for answer in [*looks, mine] for turn in answer}
-        turns = sorted(found.values(), key=lambda turn: turn["sort"])
-        windows[session_key] = Window(turns, first=len(looks[0]) < CONTEXT_REACH)
+        searches += _look(alias, user, scope, before=first, size=CONTEXT_REACH)
+        searches += _look(alias, user, scope, after_=last, size=CONTEXT_REACH)
+        if len(mine) > 1:  # turns between its hits: with one hit, there are none
+            bounds = {
+                "gte": Instant(first[0]).to_elasticsearch(),
+                "lte": Instant(last[0]).to_elasticsearch(),
+            }
+            span = [{"range": {"timestamp": bounds}}, {"term": {ENRICHED_FIELD: CONTEXT_MARK}}]
+            searches += [
+                _head_line(alias, user),
+                {**_common(), "query": {"bool": {"filter": [*scope, *span]}},
+                 "sort": event_order(), "size": _SPAN},
+            ]  # fmt: skip
+        looks.append(len(searches) // 2 - sum(looks))
+    answers = iter(_msearch(client, searches))
+    windows: dict[tuple[str, str], list[Hit]] = {}
+    for count, (session_key, mine) in zip(looks, spans.items(), strict=True):
+        found = {key(turn): turn for turn in mine}
+        for _ in range(count):
+            found.update((key(turn), turn) for turn in next(answers))
+        windows[session_key] = sorted(found.values(), key=lambda turn: turn["sort"])
     return windows
 
 
-def followers(window: Window, mine: Collection[Key]) -> list[int]:
-    """The turns of `window` (by position) not among `mine` whose context holds one of
-    `mine`: those that a turn stored late must reach."""
-    found = []
-    for i, turn in enumerate(window.turns):
-        if key(turn) in mine:
-            continue
-        before = window.turns[max(i - CONTEXT_REACH, 0) : i]
-        if any(key(t) in mine for t in before) and (i >= CONTEXT_REACH or window.first):
-            found.append(i)
-    return found
+def followers(turns: Sequence[Hit], mine: Collection[Key]) -> list[int]:
+    """The turns (by position) not among `mine` whose context holds one of `mine`:
+    those that a turn stored late must reach."""
+    return [
+        i
+        for i, turn in enumerate(turns)
+        if key(turn) not in mine
+        and any(key(t) in mine for t in turns[max(i - CONTEXT_REACH, 0) : i])
+    ]
 
 
-def update(hit: Hit, doc: dict[str, Any], *, conditional: bool = True) -> bulk.Action:
+def update(hit: Hit, doc: dict[str, Any]) -> bulk.Action:
     """A bulk `update` of `hit` with `doc`, routed like the event. Conditional on the
     version `hit` was read at (`_seq_no`, `_primary_term`), when it has one: a newer
     write (another enricher's, an erasure's repair) is never overwritten with an older
@@ -163,7 +157,7 @@ def update(hit: Hit, doc: dict[str, Any], *, conditional: bool = True) -> bulk.A
     target: dict[str, Any] = {"_index": hit["_index"], "_id": hit["_id"]}
     if hit.get("_routing") is not None:
         target["routing"] = hit["_routing"]
-    if conditional and "_seq_no" in hit:
+    if "_seq_no" in hit:
         target["if_seq_no"] = hit["_seq_no"]
         target["if_primary_term"] = hit["_primary_term"]
     body = orjson.dumps({"doc": doc}, option=orjson.OPT_SERIALIZE_NUMPY)
@@ -171,12 +165,15 @@ def update(hit: Hit, doc: dict[str, Any], *, conditional: bool = True) -> bulk.A
 
 
 def gone(client: Elasticsearch, turns: Iterable[Hit]) -> set[str]:
-    """The `_id`s of `turns` no longer stored, read in real time: erased since they
-    were read."""
+    """The `_id`s of `turns` no longer stored, read in real time: removed since they
+    were read (their partition too, by `prune`)."""
     wanted = {
-        str(turn["_id"]): {"_index": turn["_index"], "_id": turn["_id"], "routing": routing}
+        str(turn["_id"]): {
+            "_index": turn["_index"],
+            "_id": turn["_id"],
+            "routing": turn["_routing"],
+        }
         for turn in turns
-        if (routing := turn.get("_routing")) is not None
     }
     if not wanted:
         return set()
@@ -185,10 +182,38 @@ def gone(client: Elasticsearch, turns: Iterable[Hit]) -> set[str]:
     for doc in response.body.get("docs", ()):
         if doc.get("found"):
             continue
-        if "error" in doc:
-            raise IndexerError(f"Reading turns in real time failed: {doc['error']}.")
+        error = doc.get("error")
+        if error and (error.get("type") if isinstance(error, dict) else None) != _NO_INDEX:
+            raise IndexerError(f"Reading turns in real time failed: {error}.")
         missing.add(str(doc["_id"]))
     return missing
+
+
+def write_checked(
+    client: Elasticsearch,
+    alias: str,
+    updates: Sequence[tuple[bulk.Action, list[Hit]]],
+    *,
+    seen: int,
+    policy: RetryPolicy,
+    stats: BulkStats,
+) -> tuple[list[bulk.ItemResponse], set[str]]:
+    """Send context updates, each with the turns its context holds, read after the
+    removals counter showed `seen` (`tombstones.removals_seen`); the answers, and the
+    `_id`s of the turns that were removed since (none, when no removal was noted
+    meanwhile). A removal notes itself, then looks for the contexts holding what it
+    removed: a context written before its note is found by it; one written after, by
+    a writer that read before it, is checked here, in real time."""
+    responses = bulk.send(client, [action for action, _ in updates], policy=policy, stats=stats)
+    held = [
+        turn
+        for (_, turns), response in zip(updates, responses, strict=True)
+        if 200 <= response.status < 300
+        for turn in turns
+    ]
+    if not held or tombstones.removals_seen(client, alias) == seen:
+        return responses, set()
+    return responses, gone(client, held)
 
 
 def repair(
@@ -201,34 +226,42 @@ def repair(
     stats: BulkStats | None = None,
 ) -> int:
     """Rebuild the context of each enriched event of `targets` ((key, routing) pairs)
-    from the turns stored before it now, leaving out the `_id`s of `exclude` (erased,
+    from the turns stored before it now, leaving out the `_id`s of `exclude` (removed,
     though a search may still see them). Each write is conditional on the version just
-    read; one that meets a newer write is read and done again. Returns how many were
-    rewritten; an event gone or not enriched yet is left alone (the pass that enriches
-    it reads what is there then)."""
-    pending = {k: routing for k, routing in targets}
+    read, and checked against removals noted meanwhile (`write_checked`); one that met
+    a newer write, or holds a turn removed meanwhile, is read and done again. Returns
+    how many were rewritten; an event gone or not enriched yet is left alone (the pass
+    that enriches it reads what is there then)."""
+    pending = dict(targets)
+    excluded = set(exclude)
     rewritten = 0
     for _ in range(_REPAIR_ATTEMPTS):
         if not pending:
             return rewritten
+        seen = tombstones.removals_seen(client, alias)
         current = read_enriched(client, pending)
-        changed, actions = [], []
-        windows = _before(client, alias, current, exclude=exclude)
-        for hit, turns in zip(current, windows, strict=True):
-            terms = turn_terms([*turns, hit])
-            doc = context_fields([*turns, hit], terms, len(turns))
+        updates: list[tuple[bulk.Action, list[Hit]]] = []
+        changed: list[Hit] = []
+        for hit, turns in zip(
+            current, _before(client, alias, current, exclude=excluded), strict=True
+        ):
+            doc = context_fields([*turns, hit], turn_terms([*turns, hit]), len(turns))
             if listed(hit, CONTEXT_OF_FIELD) != doc[CONTEXT_OF_FIELD]:  # else true already
                 changed.append(hit)
-                actions.append(update(hit, doc))
-        responses = bulk.send(client, actions, policy=policy, stats=stats or BulkStats())
+                updates.append((update(hit, doc), turns))
+        responses, removed = write_checked(
+            client, alias, updates, seen=seen, policy=policy, stats=stats or BulkStats()
+        )
+        excluded |= removed
         retry: dict[Key, str] = {}
-        for hit, response in zip(changed, responses, strict=True):
+        for hit, (_, turns), response in zip(changed, updates, responses, strict=True):
+            holds_removed = any(str(turn["_id"]) in removed for turn in turns)
             if 200 <= response.status < 300:
                 rewritten += 1
-            elif response.status == 409:
-                retry[key(hit)] = pending[key(hit)]
-            elif response.status != 404:
+            elif response.status not in (404, 409):
                 raise IndexerError(f"Rebuilding a context failed: {response.error}.")
+            if response.status == 409 or holds_removed:
+                retry[key(hit)] = pending[key(hit)]
         pending = retry
     raise IndexerError(
         f"{len(pending)} context(s) kept changing while being rebuilt.",
@@ -290,22 +323,37 @@ def search_all(
     """Every event matching `query`, in the event order, ids and routing only."""
     after: list[Any] | None = None
     while True:
-        response = client.search(
-            index=alias,
-            routing=routing,
-            query=query,
-            sort=event_order(),
-            size=size,
-            source=False,
-            track_total_hits=False,
-            search_after=after,
-            allow_partial_search_results=False,
-        )
-        hits: list[Hit] = response.body["hits"]["hits"]
+        hits = search_page(client, alias, query, routing=routing, size=size, after=after)
         yield from hits
         if len(hits) < size:
             return
         after = hits[-1]["sort"]
+
+
+def search_page(
+    client: Elasticsearch,
+    alias: str,
+    query: dict[str, Any],
+    *,
+    routing: str | None,
+    size: int,
+    after: list[Any] | None,
+) -> list[Hit]:
+    """The `size` events matching `query` after `after` in the event order, ids and
+    routing only; never a page missing a shard, which would look like the last."""
+    response = client.search(
+        index=alias,
+        routing=routing,
+        query=query,
+        sort=event_order(),
+        size=size,
+        source=False,
+        track_total_hits=False,
+        search_after=after,
+        allow_partial_search_results=False,
+    )
+    hits: list[Hit] = response.body["hits"]["hits"]
+    return hits
 
 
 def read_enriched(client: Elasticsearch, targets: dict[Key, str]) -> list[Hit]:

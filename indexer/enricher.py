@@ -10,6 +10,7 @@ server down) costs a request a minute rather than a loop; it never gives up for 
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from elasticsearch import Elasticsearch
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 
 # The longest wait between two passes that failed: one log line a minute at most.
 _MAX_PAUSE_S = 60.0
+# How often a follower checks the mapping (the fields, the model's vector field):
+# partitions made meanwhile come from the template, which has them.
+_CHECK_MAPPING_S = 60.0
 
 
 def follow(
@@ -79,13 +83,18 @@ def _follow(
 ) -> None:
     failures = 0
     logged: str | None = None  # the failure last warned of
+    checked = -_CHECK_MAPPING_S  # when the mapping was last checked: never
     while not stop.is_set():
         wake.clear()
+        check = time.monotonic() - checked >= _CHECK_MAPPING_S
         try:
             summary = enrich(
                 client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
                 on_progress=on_progress, yield_to=wake, within=share.take(), keeps=share.keeps,
+                check_mapping=check,
             )  # fmt: skip
+            if check:
+                checked = time.monotonic()
         except Exception as err:  # a follower outlives any one failure
             failures += 1
             pause = min(poll_seconds * 2**failures, _MAX_PAUSE_S)

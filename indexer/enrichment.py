@@ -44,6 +44,7 @@ import threading
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from elasticsearch import (
@@ -59,7 +60,7 @@ from session_recall.core import spans
 from session_recall.core.access import role_hint
 from session_recall.core.order import event_order
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
-from session_recall.indexer import bulk, context, tombstones
+from session_recall.indexer import context, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.context import (
     CONTEXT_FIELD,
@@ -221,6 +222,7 @@ def enrich(
     page_bytes: int = PAGE_BYTES,
     within: dict[str, Any] | None = None,
     keeps: Callable[[], bool] | None = None,
+    check_mapping: bool = True,
 ) -> EnrichmentSummary:
     """One pass: enrich every event of `alias` pending at its start (and those stored
     meanwhile that sort after where it has got to), those without stems and context
@@ -228,7 +230,9 @@ def enrich(
     set (events were stored meanwhile: the next pass does them first). `within`: the
     filter of the slices this enricher takes (`slices`; all events without one);
     `keeps`, asked between two pages, stops the pass when it answers False (the
-    enricher lost a slice to another).
+    enricher lost a slice to another). `check_mapping`: first check that the indices
+    have the fields the pass writes, and map the model's vector field (a follower does
+    it now and then, not at every pass).
 
     When the embedder fails, the pass goes on with stems and context and says so in
     `embedder_error`; the vectors come with a later pass. Raises `WriteUnavailable`
@@ -236,9 +240,10 @@ def enrich(
     """
     policy = policy or RetryPolicy()
     retrying = functools.partial(_call, policy=policy, alias=alias)
-    retrying(lambda: _check_fields(client, alias), what="read the mapping")
-    if embedder is not None:
-        retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
+    if check_mapping:
+        retrying(lambda: _check_fields(client, alias), what="read the mapping")
+        if embedder is not None:
+            retrying(lambda: map_vector_field(client, alias, embedder), what="map the vector field")
     model_id = embedder.model_id if embedder else None
     summary = EnrichmentSummary(model=model_id)
     count = functools.partial(pending, client, alias, embedder, within=within)
@@ -247,31 +252,36 @@ def enrich(
         on_progress(summary)
     stats = BulkStats()
     for backfill, phase in enumerate(phases(model_id)):
-        query = _within(phase, within)
         fetch = functools.partial(
-            _fetch, client, alias, query, embedder, summary, retrying, page_size=page_size,
-            page_bytes=page_bytes,
+            _fetch, client, alias, _within(phase, within), embedder, summary, retrying,
+            page_size=page_size, page_bytes=page_bytes,
         )  # fmt: skip
         # The page after this one is searched and embedded while this one's sessions are
         # read and its updates written, so the model's time overlaps Elasticsearch's.
-        hits, vectors = fetch(None, None)
-        following: tuple[list[_Hit], Future[PageVectors] | None] = ([], None)
+        page = fetch(None, None)
+        following: _Page | None = None
         try:
-            while hits and not _stopped(stop):
+            while page.hits and not _stopped(stop):
                 if backfill and summary.embedder_error:
                     break  # a backfill is vectors alone: nothing to do without them
-                if (backfill and _stopped(yield_to)) or (keeps is not None and not keeps()):
-                    summary.interrupted = True
+                if keeps is not None and not keeps():
+                    summary.interrupted = True  # another enricher took a slice of ours
                     break
-                following = fetch(hits[-1]["sort"], vectors)
+                # A backfill gives way to events stored meanwhile, once it wrote a page:
+                # it neither fetches nor embeds one it would not write.
+                giving_way = bool(backfill) and _stopped(yield_to)
+                if not giving_way:
+                    following = fetch(page.hits[-1]["sort"], page.vectors)
                 with spans.span("session_recall.enrichment.page"):  # traces: a span a page
-                    _write_page(client, alias, hits, vectors, policy, stats, summary, retrying)
+                    _write_page(client, alias, page, policy, stats, summary, retrying)
                 if on_progress is not None:
                     on_progress(summary)
-                hits, vectors = following
-                following = ([], None)
+                if giving_way:
+                    summary.interrupted = True
+                    break
+                page, following = following or _Page([]), None
         finally:  # stopped, or failed: a page not embedded yet is not, and none is waited for
-            for waiting in (vectors, following[1]):
+            for waiting in (page.vectors, following.vectors if following else None):
                 if waiting is not None:
                     waiting.cancel()
         if summary.interrupted:
@@ -289,6 +299,16 @@ def _refreshed(
         retrying(lambda: client.indices.refresh(index=alias), what="refresh the events")
 
 
+@dataclass(frozen=True)
+class _Page:
+    """Events to enrich, their vectors on their way, and the removals counter as read
+    before they were searched (`tombstones.removals_seen`)."""
+
+    hits: list[_Hit]
+    vectors: "Future[PageVectors] | None" = None
+    seen: int = 0
+
+
 def _fetch(
     client: Elasticsearch,
     alias: str,
@@ -301,10 +321,13 @@ def _fetch(
     *,
     page_size: int,
     page_bytes: int,
-) -> tuple[list[_Hit], "Future[PageVectors] | None"]:
+) -> _Page:
     """The next page after `after`, cut to `page_bytes` of text, and its vectors on
     their way (once the `previous` page's are done)."""
-    page = functools.partial(
+    # Read before the page: a removal noted after it may have removed one of its turns.
+    seen = retrying(functools.partial(tombstones.removals_seen, client, alias),
+                    what="read the removals")  # fmt: skip
+    search = functools.partial(
         client.search,
         index=alias,
         query=query,
@@ -317,11 +340,11 @@ def _fetch(
         # A page missing a shard would end the pass early, as if all were done.
         allow_partial_search_results=False,
     )
-    found = retrying(page, what="find events to enrich").body["hits"]["hits"]
+    found = retrying(search, what="find events to enrich").body["hits"]["hits"]
     hits = _within_bytes(found, page_bytes)
     if not hits or embedder is None or summary.embedder_error:
-        return hits, None  # an embedder that failed in this pass: the next one
-    return hits, embedding(embedder, hits, after=previous)
+        return _Page(hits, None, seen)  # an embedder that failed in this pass: the next one
+    return _Page(hits, embedding(embedder, hits, after=previous), seen)
 
 
 def _within_bytes(hits: list[_Hit], limit: int) -> list[_Hit]:
@@ -337,78 +360,90 @@ def _within_bytes(hits: list[_Hit], limit: int) -> list[_Hit]:
 def _write_page(
     client: Elasticsearch,
     alias: str,
-    hits: list[_Hit],
-    vectors: "Future[PageVectors] | None",
+    page: _Page,
     policy: RetryPolicy,
     stats: BulkStats,
     summary: EnrichmentSummary,
     retrying: Callable[..., Any],
 ) -> None:
     """One page's updates: each event's stems, context and vectors in one write (an
-    event that has stems and context gains its vectors alone), and the context of the
-    turns after an event stored late; counted in `summary`. When an erasure happened
-    while the page was read and written (`tombstones.erasures_seen` moved), the turns
-    each written context holds are looked up in real time: one erased meanwhile (its
-    erasure may have looked for the contexts holding it before this write) is taken
-    out again."""
-    by_key = {context.key(hit): hit for hit in hits}
+    event that has stems and context gains its vectors alone), counted in `summary`.
+    Then the contexts it wrote that hold a turn removed meanwhile are rebuilt
+    (`context.write_checked`), and the turns after an event stored late gain it."""
+    by_key = {context.key(hit): hit for hit in page.hits}
     fields: dict[context.Key, dict[str, Any]] = {k: {} for k in by_key}
-    fresh = [hit for hit in hits if not context.is_enriched(hit)]
-    seen = functools.partial(tombstones.erasures_seen, client, alias)
-    erasures = retrying(seen, what="read the erasures") if fresh else 0
-    held: dict[context.Key, list[_Hit]] = {}  # the turns each written context holds
-    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]] = {}
-    if fresh:
-        read = functools.partial(context.read_windows, client, alias, fresh)
-        windows = retrying(read, what="read the sessions' turns")
-        mine = {context.key(hit) for hit in fresh}
-        for window in windows.values():
-            turns = window.turns
-            terms = context.turn_terms(turns)
-            for i, turn in enumerate(turns):
-                k = context.key(turn)
-                if k in mine:
-                    marks = sorted({*context.listed(by_key[k], ENRICHED_FIELD), CONTEXT_MARK})
-                    fields[k].update(
-                        {STEMS_FIELD: terms[i], **context.context_fields(turns, terms, i),
-                         ENRICHED_FIELD: marks}
-                    )  # fmt: skip
-                    held[k] = turns[max(i - context.CONTEXT_REACH, 0) : i]
-            for i in context.followers(window, mine):
-                start = max(i - context.CONTEXT_REACH, 0)
-                late[context.key(turns[i])] = (
-                    turns[i], context.context_fields(turns, terms, i), turns[start:i]
-                )  # fmt: skip
-    rewrites = _stale_followers(client, late, retrying)
+    held, late = _contexts(client, alias, page.hits, fields, retrying)
+    vectors = page.vectors
     if vectors is not None and summary.embedder_error:
         # The embedder failed on a page before: this one waits for the next pass.
         vectors.cancel()
         vectors = None
     embedded = _add_vectors(vectors.result() if vectors else None, fields, summary)
-    fields = {k: doc for k, doc in fields.items() if doc}
-    actions = [context.update(by_key[k], doc) for k, doc in fields.items()]
-    actions += [context.update(hit, doc) for hit, doc, _ in rewrites.values()]
-    responses = bulk.send(client, actions, policy=policy, stats=stats)
-    written: dict[context.Key, list[_Hit]] = {}
-    for k, response in zip([*fields, *rewrites], responses, strict=True):
-        mine_ = k in by_key
+    written = [k for k, doc in fields.items() if doc]
+    updates = [(context.update(by_key[k], fields[k]), held.get(k, [])) for k in written]
+    responses, removed = context.write_checked(
+        client, alias, updates, seen=page.seen, policy=policy, stats=stats
+    )
+    for k, response in zip(written, responses, strict=True):
         if 200 <= response.status < 300:
-            if mine_:
-                summary.enriched += 1
-                summary.vectors += k in embedded
-                if k in held:
-                    written[k] = held[k]
-            else:
-                summary.neighbours += 1
-                written[k] = rewrites[k][2]
+            summary.enriched += 1
+            summary.vectors += k in embedded
         elif response.status == 404:
-            summary.gone += mine_
+            summary.gone += 1
         elif response.status == 409:
-            summary.conflicts += mine_  # written meanwhile: done again from what is there
-        elif mine_:
+            summary.conflicts += 1  # written meanwhile: done again from what is there
+        else:
             summary.failed += 1
-    if written and retrying(seen, what="read the erasures") != erasures:
-        _drop_erased(client, alias, written, policy, retrying)
+    stale = [
+        (k, str(by_key[k]["_routing"]))
+        for k, response in zip(written, responses, strict=True)
+        if 200 <= response.status < 300
+        and any(str(turn["_id"]) in removed for turn in held.get(k, []))
+    ]
+    repair = functools.partial(context.repair, client, alias, policy=policy, stats=stats)
+    if stale:
+        retrying(functools.partial(repair, stale, exclude=removed), what="rebuild contexts")
+    if late:
+        summary.neighbours += retrying(functools.partial(repair, late), what="rebuild contexts")
+
+
+def _contexts(
+    client: Elasticsearch,
+    alias: str,
+    hits: list[_Hit],
+    fields: dict[context.Key, dict[str, Any]],
+    retrying: Callable[..., Any],
+) -> tuple[dict[context.Key, list[_Hit]], list[tuple[context.Key, str]]]:
+    """Add the stems, context and mark of each of `hits` without them to `fields`; the
+    turns each context holds, and the turns after them enriched before that a turn
+    stored late must reach (with their routing)."""
+    fresh = {context.key(hit): hit for hit in hits if not context.is_enriched(hit)}
+    if not fresh:
+        return {}, []
+    read = functools.partial(context.read_windows, client, alias, list(fresh.values()))
+    held: dict[context.Key, list[_Hit]] = {}
+    late: list[tuple[context.Key, str]] = []
+    for turns in retrying(read, what="read the sessions' turns").values():
+        terms = context.turn_terms(turns)
+        for i, turn in enumerate(turns):
+            k = context.key(turn)
+            if k in fresh:
+                marks = sorted({*context.listed(fresh[k], ENRICHED_FIELD), CONTEXT_MARK})
+                fields[k].update(
+                    {STEMS_FIELD: terms[i], **context.context_fields(turns, terms, i),
+                     ENRICHED_FIELD: marks}
+                )  # fmt: skip
+                held[k] = turns[max(i - context.CONTEXT_REACH, 0) : i]
+        # A turn after these that a search shows as not enriched yet is enriched later
+        # in this pass (it comes after them), or by a later one, from a read that holds
+        # them; a search shows what passes before this one wrote (each ends with a
+        # refresh). So only those shown enriched are rebuilt (read again in real time).
+        late += [
+            (context.key(turns[i]), str(turns[i]["_routing"]))
+            for i in context.followers(turns, fresh)
+            if context.is_enriched(turns[i])
+        ]
+    return held, late
 
 
 def _add_vectors(
@@ -428,58 +463,6 @@ def _add_vectors(
     summary.refused += embedded.refused
     summary.first_refusal = summary.first_refusal or embedded.first_refusal
     return set(embedded.fields)
-
-
-def _stale_followers(
-    client: Elasticsearch,
-    late: dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]],
-    retrying: Callable[..., Any],
-) -> dict[context.Key, tuple[_Hit, dict[str, Any], list[_Hit]]]:
-    """Of the turns after this page's events, those enriched already whose context
-    lacks one of them (an event stored late), read in real time: a search may not show
-    yet that a turn was enriched a moment ago."""
-    # A turn after this page's events that a search shows as not enriched yet is
-    # enriched later in this pass (it comes after them), or by a later one, from a read
-    # that holds them. A search shows what passes before this one wrote (each ends with
-    # a refresh), so only those shown enriched are read again, in real time.
-    late = {k: entry for k, entry in late.items() if context.is_enriched(entry[0])}
-    if not late:
-        return {}
-    targets = {k: str(hit["_routing"]) for k, (hit, _, _) in late.items()}
-    read = functools.partial(context.read_enriched, client, targets)
-    stale = {}
-    for current in retrying(read, what="read the turns after them"):
-        k = context.key(current)
-        _, doc, before = late[k]
-        if context.listed(current, context.CONTEXT_OF_FIELD) != doc[context.CONTEXT_OF_FIELD]:
-            stale[k] = (current, doc, before)
-    return stale
-
-
-def _drop_erased(
-    client: Elasticsearch,
-    alias: str,
-    written: dict[context.Key, list[_Hit]],
-    policy: RetryPolicy,
-    retrying: Callable[..., Any],
-) -> None:
-    """Rebuild the contexts just written that hold a turn erased since it was read.
-
-    An erasure removes its events, refreshes, then rebuilds the contexts that hold
-    them: a context written before that refresh is found by it; one written after
-    the removal is caught here, since the removal shows in a real-time read."""
-    turns = {context.key(turn): turn for before in written.values() for turn in before}
-    erased = retrying(
-        functools.partial(context.gone, client, turns.values()), what="check the turns read"
-    )
-    if not erased:
-        return
-    targets = [
-        (k, str(before[-1]["_routing"]))
-        for k, before in written.items()
-        if any(str(turn["_id"]) in erased for turn in before)
-    ]
-    context.repair(client, alias, targets, exclude=erased, policy=policy)
 
 
 def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:

@@ -36,7 +36,6 @@ from pydantic import BaseModel, Field
 
 from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
-from session_recall.core.order import event_order
 from session_recall.indexer import bulk, context, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
@@ -130,15 +129,16 @@ def forgetting(
     removed them, every context that holds one is rebuilt without it. A record of the
     ids is written first and removed last, so a removal that fails or stops half-way is
     finished by the next erasure of the alias (`finish_repairs`). `kept_out`: a query
-    for events about to be removed too, whose contexts need no rebuilding."""
+    for events about to be removed too, whose contexts need no rebuilding. The tombstone
+    index exists (`tombstones.ensure_index`)."""
     policy = policy or RetryPolicy()
     record = _record_repair(client, alias, user_id, ids)
     yield
     _repair(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
-    client.delete(index=tombstones.tombstone_index(alias), id=record, refresh=True)
+    _drop_record(client, alias, record)
 
 
-def rebuild_after_removal(
+def after_removal(
     client: Elasticsearch,
     alias: str,
     user_id: str,
@@ -146,15 +146,19 @@ def rebuild_after_removal(
     *,
     policy: RetryPolicy | None = None,
 ) -> None:
-    """Once the events `ids` of `user_id` are removed (by a conditional delete of the
-    caller's, say: `pop_item`), rebuild the contexts that hold them. Without the record
-    `forgetting` keeps: for one event whose removal the caller answers for."""
-    _repair(client, alias, user_id, ids, kept_out=None, policy=policy or RetryPolicy())
+    """Once the events `ids` of `user_id` are removed by the caller (a conditional
+    delete: `pop_item`), rebuild the contexts that hold them: recorded first, so that a
+    rebuilding that fails is finished by the next erasure of the alias."""
+    tombstones.ensure_index(client, alias)
+    with forgetting(client, alias, user_id, ids, policy=policy):
+        pass  # removed already
 
 
 def finish_repairs(client: Elasticsearch, alias: str, *, policy: RetryPolicy | None = None) -> int:
     """Rebuild the contexts that removals which stopped half-way left holding their
-    events; how many such removals there were."""
+    events; how many such removals there were. A record whose events are not all gone
+    belongs to a removal under way (or one that failed before it removed anything, and
+    is run again): it is left to it."""
     index = tombstones.tombstone_index(alias)
     if not tombstones.index_exists(client, alias):
         return 0
@@ -165,20 +169,35 @@ def finish_repairs(client: Elasticsearch, alias: str, *, policy: RetryPolicy | N
         size=1000,
         source_includes=["user_id", "ids"],
     ).body["hits"]["hits"]
+    finished = 0
     for hit in found:
-        source = hit["_source"]
-        _repair(client, alias, source["user_id"], source.get("ids") or [], kept_out=None,
-                policy=policy or RetryPolicy())  # fmt: skip
-        client.options(ignore_status=404).delete(index=index, id=hit["_id"], refresh=True)
-    return len(found)
+        user, ids = hit["_source"]["user_id"], hit["_source"].get("ids") or []
+        if not _all_gone(client, alias, user, ids):
+            continue
+        _repair(client, alias, user, ids, kept_out=None, policy=policy or RetryPolicy())
+        _drop_record(client, alias, hit["_id"])
+        finished += 1
+    return finished
+
+
+def _all_gone(client: Elasticsearch, alias: str, user_id: str, ids: list[str]) -> bool:
+    """Whether no event of `ids` is stored any more, after a refresh of the alias."""
+    client.indices.refresh(index=alias)
+    query = {"bool": {"filter": [{"ids": {"values": ids}}]}}
+    return int(client.count(index=alias, routing=user_id, query=query)["count"]) == 0
 
 
 def _record_repair(client: Elasticsearch, alias: str, user_id: str, ids: Collection[str]) -> str:
-    tombstones.ensure_index(client, alias)
     record = f"repair-{uuid.uuid4().hex}"
     body = {"kind": "repair", "user_id": user_id, "ids": sorted(ids)}
     client.index(index=tombstones.tombstone_index(alias), id=record, document=body)
     return record
+
+
+def _drop_record(client: Elasticsearch, alias: str, record: str) -> None:
+    # Gone already: `finish_repairs` of another erasure finished it.
+    lenient = client.options(ignore_status=404)
+    lenient.delete(index=tombstones.tombstone_index(alias), id=record, refresh=True)
 
 
 def _repair(
@@ -191,18 +210,19 @@ def _repair(
     policy: RetryPolicy,
 ) -> None:
     # After the removal: a refresh, the note of it, a refresh. A context written before
-    # the note is found by the search below; a pass that writes one after it sees the
-    # note and reads the turns it holds in real time, seeing this event gone
-    # (`enrichment`).
+    # the note is found by the search below; a pass (or a repair) that read before the
+    # note and writes after it sees the note move and reads the turns its contexts hold
+    # in real time, seeing this event gone (`context.write_checked`).
     note_removal(client, alias)
     context.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
 
 
 def note_removal(client: Elasticsearch, alias: str) -> None:
     """What every removal of events does once they are gone (erasure, pop, prune),
-    before it rebuilds the contexts that held them: see `_repair`."""
+    before it rebuilds the contexts that held them: see `_repair`. The tombstone index
+    exists."""
     client.indices.refresh(index=alias)
-    tombstones.note_erasure(client, alias)
+    tombstones.bump_removals(client, alias)
     client.indices.refresh(index=alias)
 
 
@@ -279,8 +299,9 @@ class _Erasure:
         user = scope.user_id
         assert user is not None, "every scope names its user"
         page = functools.partial(
-            _search_page, alias=self.alias, routing=scope.routing, query=query, size=page_size
-        )
+            context.search_page, alias=self.alias, query=query, routing=scope.routing,
+            size=page_size,
+        )  # fmt: skip
         while True:
             hits = self._retry(functools.partial(page, after=after), "search the scope")
             if not hits:
@@ -316,28 +337,3 @@ class _Erasure:
             sleep=self.sleep,
             deadline=self.deadline,
         )
-
-
-def _search_page(
-    client: Elasticsearch,
-    *,
-    alias: str,
-    routing: str | None,
-    query: dict[str, Any],
-    size: int,
-    after: list[Any] | None,
-) -> list[dict[str, Any]]:
-    response = client.search(
-        index=alias,
-        routing=routing,
-        query=query,
-        sort=event_order(),
-        size=size,
-        source=False,
-        track_total_hits=False,
-        search_after=after,
-        # A page missing a shard would end the pass early, as if all were erased.
-        allow_partial_search_results=False,
-    )
-    hits: list[dict[str, Any]] = response.body["hits"]["hits"]
-    return hits

@@ -15,6 +15,7 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
+from session_recall.indexer import tombstones
 from session_recall.indexer.context import repair_reaching_before
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
 from session_recall.indexer.erasure import note_removal
@@ -153,6 +154,7 @@ def prune_partitions(
     of the events after them that held their turns: the first turns of each session
     that goes on past them. Run again, it finishes a prune that stopped half-way."""
     delete_partitions(client, indices)
+    tombstones.ensure_index(client, alias)
     note_removal(client, alias)
     period = granularity(client, alias)
     if period is not None:

@@ -1,30 +1,38 @@
 """Leases on slices: how enrichers that nobody configured (serve's replicas behind a
-load balancer, `embed --follow` on several machines) share one alias by themselves.
+load balancer, `embed --follow` on several machines, the adapters) share one alias by
+themselves.
 
 The sessions are cut into `SLICES` slices (`slices.Slice`); each has a lease, a
-document of `ALIAS-leases` naming its holder and when the lease ends. At the start of
-each pass an enricher renews its leases, counts the enrichers holding a live one, and
-takes its share of the slices: free or lapsed leases up to its share, giving back what
-it holds beyond it, so a new enricher gets work within a pass or two and one that stops
-loses its slices when its leases lapse (`TTL_S`). Every change of a lease is a
-conditional write (`if_seq_no`), so two enrichers never both take one; the pass keeps
-its leases fresh between pages, and stops when it lost one.
+document of `ALIAS-leases` naming its holder and when the lease ends. Each enricher
+also keeps a membership document there, renewed as its leases are. At the start of
+each pass an enricher counts the members, and takes its share of the slices: free or
+lapsed leases up to its share, giving back what it holds beyond it. So a new enricher
+is counted at once and gets its share within a pass or two of the others, and one
+that stops loses its slices when its leases lapse (`TTL_S`). A thread renews the
+leases and the membership every third of `TTL_S`, whatever a page takes. Every change
+of a lease is a conditional write (`if_seq_no`), so two enrichers never both hold
+one; one that finds a lease of its own taken stops its pass (`keeps`).
 
 Nothing here is a queue: a lease only says who looks at a slice; the events
 themselves say what is left to do (`enrichment.pending_query`).
 """
 
+import logging
 import math
+import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
+from elasticsearch import ConflictError, Elasticsearch, NotFoundError
 
 from session_recall.core.index_names import lease_index
 from session_recall.indexer.slices import Slice, slices_query
+from session_recall.indexer.tombstones import create_unless_exists
+
+log = logging.getLogger(__name__)
 
 SLICES = 16
 # A lease lasts this long unless renewed: an enricher that stops, or hangs, gives its
@@ -32,7 +40,11 @@ SLICES = 16
 TTL_S = 30.0
 _MAPPING = {
     "dynamic": "strict",
-    "properties": {"holder": {"type": "keyword"}, "expires": {"type": "long"}},
+    "properties": {
+        "kind": {"type": "keyword"},  # "lease" or "member"
+        "holder": {"type": "keyword"},
+        "expires": {"type": "long"},  # epoch milliseconds
+    },
 }
 _SETTINGS = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
 
@@ -64,53 +76,100 @@ class Leased:
         self._clock = clock
         self.holder = holder or uuid.uuid4().hex
         self.held: set[Slice] = set()
-        self._renewed = 0.0
+        self._mine: dict[Slice, _Lease] = {}
+        self._lost = False
+        self._lock = threading.Lock()
         self._ready = False
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
 
     def take(self) -> dict[str, Any] | None:
-        """Renew, then take this enricher's share of the slices; their filter."""
+        """Count the members, then take this enricher's share of the slices; their
+        filter (one that matches nothing while it holds none)."""
         self._ensure_index()
-        now = self._clock()
-        leases = self._read()
-        live = {lease.holder for lease in leases if lease.expires > now} | {self.holder}
-        share = math.ceil(SLICES / len(live))
-        mine = [lease for lease in leases if lease.holder == self.holder and lease.expires > now]
-        held = [lease for lease in mine[:share] if self._write(lease, now + self._ttl)]
-        for lease in mine[share:]:  # beyond its share: given back for a newcomer to take
-            self._write(lease, 0.0)
-        for lease in leases:
-            if len(held) >= share:
-                break
-            if lease.expires <= now and self._write(lease, now + self._ttl):
-                held.append(lease)
-        self.held = {lease.slice for lease in held}
-        self._renewed = now
+        with self._lock:
+            now = self._clock()
+            self._heartbeat(now)
+            leases = self._read()
+            holders = {lease.holder for lease in leases if lease.expires > now}
+            live = self._members(now) | holders | {self.holder}
+            share = math.ceil(SLICES / len(live))
+            mine = [
+                lease for lease in leases if lease.holder == self.holder and lease.expires > now
+            ]
+            for lease in mine[share:]:  # beyond its share: given back for a newcomer to take
+                self._write(lease, 0.0)
+            mine = mine[:share]
+            for lease in leases:
+                if len(mine) >= share:
+                    break
+                if lease.expires <= now and self._write(lease, now + self._ttl):
+                    mine.append(lease)
+            self._mine = {lease.slice: lease for lease in mine}
+            self.held = set(self._mine)
+            self._lost = False
+        self._start_renewer()
         return slices_query(self.held)
 
     def keeps(self) -> bool:
-        """Between two pages: renew the leases once a third of their life is gone; False
-        when one was lost (taken after it lapsed)."""
-        now = self._clock()
-        if now - self._renewed < self._ttl / 3:
-            return True
-        leases = [lease for lease in self._read() if lease.slice in self.held]
-        kept = all(
-            lease.holder == self.holder and self._write(lease, now + self._ttl) for lease in leases
-        )
-        self._renewed = now
-        return kept
+        """Between two pages: False when a lease of this enricher's was taken (it
+        lapsed, unrenewed), and the pass must stop."""
+        with self._lock:
+            return not self._lost
 
     def leave(self) -> None:
         """Give every lease back (at shutdown): the others take the slices at once."""
+        self._stop.set()
+        if self._renewer is not None:
+            self._renewer.join(timeout=self._ttl)
         if not self._ready:
             return
-        for lease in self._read():
-            if lease.holder == self.holder and lease.slice in self.held:
+        with self._lock:
+            for lease in self._mine.values():
                 self._write(lease, 0.0)
-        self.held = set()
+            self._mine, self.held = {}, set()
+            self._client.options(ignore_status=404).delete(
+                index=self._index, id=_member_id(self.holder)
+            )
+
+    def _start_renewer(self) -> None:
+        if self._renewer is None:
+            self._renewer = threading.Thread(
+                target=self._renew, name="session-recall-leases", daemon=True
+            )
+            self._renewer.start()
+
+    def _renew(self) -> None:
+        """Every third of a lease's life: the membership and each lease, renewed; a
+        lease someone took since is lost."""
+        while not self._stop.wait(self._ttl / 3):
+            try:
+                with self._lock:
+                    now = self._clock()
+                    self._heartbeat(now)
+                    for piece, lease in list(self._mine.items()):
+                        if not self._write(lease, now + self._ttl):
+                            del self._mine[piece]
+                            self._lost = True
+                    self.held = set(self._mine)
+            except Exception as err:  # a renewal missed: the next one tries again
+                log.debug("renewing the enrichment leases failed: %s", err)
+
+    def _heartbeat(self, now: float) -> None:
+        body = {"kind": "member", "holder": self.holder, "expires": int((now + self._ttl) * 1000)}
+        self._client.index(index=self._index, id=_member_id(self.holder), document=body)
+
+    def _members(self, now: float) -> set[str]:
+        """The enrichers whose membership has not lapsed (as last refreshed)."""
+        query = {"bool": {"filter": [{"term": {"kind": "member"}},
+                                     {"range": {"expires": {"gt": int(now * 1000)}}}]}}  # fmt: skip
+        hits = self._client.search(
+            index=self._index, query=query, size=1000, source_includes=["holder"]
+        ).body["hits"]["hits"]
+        return {hit["_source"]["holder"] for hit in hits}
 
     def _read(self) -> list[_Lease]:
-        ids = [_id(k) for k in range(SLICES)]
+        ids = [_lease_id(k) for k in range(SLICES)]
         docs = self._client.mget(index=self._index, ids=ids, realtime=True).body["docs"]
         leases = []
         for k, doc in enumerate(docs):
@@ -125,8 +184,8 @@ class Leased:
     def _write(self, lease: _Lease, expires: float) -> bool:
         """Hold `lease` until `expires` (0: give it back), if nobody wrote it since it was
         read; whether it was written."""
-        body = {"holder": self.holder, "expires": int(expires * 1000)}
-        where: dict[str, Any] = {"index": self._index, "id": _id(lease.slice.index)}
+        body = {"kind": "lease", "holder": self.holder, "expires": int(expires * 1000)}
+        where: dict[str, Any] = {"index": self._index, "id": _lease_id(lease.slice.index)}
         try:
             if lease.seq_no is None:
                 answer = self._client.index(**where, document=body, op_type="create")
@@ -147,16 +206,13 @@ class Leased:
         try:
             self._client.indices.get(index=self._index)
         except NotFoundError:
-            try:
-                self._client.indices.create(
-                    index=self._index, mappings=_MAPPING, settings=_SETTINGS,
-                    wait_for_active_shards="1",
-                )  # fmt: skip
-            except BadRequestError as err:
-                if err.error != "resource_already_exists_exception":
-                    raise
+            create_unless_exists(self._client, self._index, mappings=_MAPPING, settings=_SETTINGS)
         self._ready = True
 
 
-def _id(k: int) -> str:
+def _lease_id(k: int) -> str:
     return f"slice-{k}-of-{SLICES}"
+
+
+def _member_id(holder: str) -> str:
+    return f"member-{holder}"

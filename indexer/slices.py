@@ -2,8 +2,11 @@
 
 Every event carries its session's `slot` (`document.session_slot`, 0 to 65535), so a
 slice, a range of slots, holds whole sessions: the turns whose contexts hold each
-other are enriched by one enricher, in order, and two enrichers never embed the same
-event. Slice `i` of `n` is the `i`-th of `n` equal ranges; slice 0 also takes the
+other are enriched by one enricher, in order, and two enrichers of one way of sharing
+never embed the same event. (Enrichers of different ways do not know of each other: a
+one-off `embed`, or `--slice`, beside followers that share by leases, may do an event
+the followers do too. Every write is conditional, so nothing is lost, only work.)
+Slice `i` of `n` is the `i`-th of `n` equal ranges; slice 0 also takes the
 events stored before slots existed, which have none.
 
 `Share` says what an enricher takes at each pass: everything (`EVERYTHING`), one slice
@@ -49,7 +52,7 @@ class Slice:
 
 def slices_query(slices: Iterable[Slice]) -> dict[str, Any]:
     """A filter for the events of `slices` (none: no event)."""
-    ranges: list[dict[str, Any]] = []
+    ranges: list[dict[str, Any]] = [{"bool": {"must_not": [{"match_all": {}}]}}]
     for piece in sorted(set(slices)):
         low, high = piece.slots
         ranges.append({"range": {SLOT_FIELD: {"gte": low, "lt": high}}})

@@ -50,15 +50,22 @@ COVERS_ALL = 2**63 - 1
 
 
 def ensure_index(client: Elasticsearch, alias: str) -> None:
-    """Create the tombstone index unless it exists. Safe to race with another caller."""
+    """Create the tombstone index unless it exists (safe to race with another caller);
+    one made by an earlier release gains the fields added since."""
     name = tombstone_index(alias)
     if client.indices.exists(index=name):
-        # Made by an earlier release: it gains the fields added since (an event's id).
         client.indices.put_mapping(index=name, properties=MAPPING["properties"])
-        return
+    else:
+        create_unless_exists(client, name, mappings=MAPPING, settings=SETTINGS)
+
+
+def create_unless_exists(
+    client: Elasticsearch, name: str, *, mappings: dict[str, Any], settings: dict[str, Any]
+) -> None:
+    """Create the index `name`, unless another caller made it first."""
     try:
         client.indices.create(
-            index=name, mappings=MAPPING, settings=SETTINGS, wait_for_active_shards="1"
+            index=name, mappings=mappings, settings=settings, wait_for_active_shards="1"
         )
     except BadRequestError as err:
         if err.error != "resource_already_exists_exception":
@@ -182,21 +189,21 @@ def erased_at(
     return erased
 
 
-# The one document every removal of events writes once it is done (`note_erasure`),
-# read by the enrichment pass before and after each page (`erasures_seen`): an id no
-# scope's digest can be.
+# The one document every removal of events writes once it is done (`bump_removals`),
+# read by the enrichment pass and by a context's repair before they read and after
+# they write (`removals_seen`): an id no scope's digest can be.
 _ERASURES = "erasures-marker"
 
 
-def note_erasure(client: Elasticsearch, alias: str) -> None:
+def bump_removals(client: Elasticsearch, alias: str) -> None:
     """Say that events were removed (after their removal, and a refresh): a pass that
-    read them before and writes after sees its number move, and checks what it wrote."""
-    ensure_index(client, alias)
+    read them before and writes after sees its number move, and checks what it wrote.
+    The tombstone index exists (`ensure_index`)."""
     client.index(index=tombstone_index(alias), id=_ERASURES, document={"kind": "erasures"})
 
 
-def erasures_seen(client: Elasticsearch, alias: str) -> int:
-    """How many removals `note_erasure` counted, read in real time (0 before any)."""
+def removals_seen(client: Elasticsearch, alias: str) -> int:
+    """How many removals `bump_removals` counted, read in real time (0 before any)."""
     try:
         found = client.get(index=tombstone_index(alias), id=_ERASURES, source=False)
     except NotFoundError:  # no such document, or no tombstone index yet

@@ -10,8 +10,10 @@ worker failed or left events undone.
 
 import contextlib
 import multiprocessing
+import queue
 import signal
 import threading
+from collections.abc import Iterator
 from multiprocessing.queues import Queue
 from typing import Any
 
@@ -25,6 +27,8 @@ from session_recall.indexer.slices import Fixed, Slice, slices_query
 
 # A worker that does not stop within this long after the others is ended.
 _JOIN_S = 30.0
+# How often the workers are looked at while none reports: one that died says nothing.
+_POLL_S = 1.0
 
 
 def run_workers(settings: Settings, workers: int, *, follow: bool, page_size: int) -> int:
@@ -47,8 +51,7 @@ def run_workers(settings: Settings, workers: int, *, follow: bool, page_size: in
     previous = signal.signal(signal.SIGTERM, lambda *_: _stop_all(processes))
     failed = False
     try:
-        for _ in processes:
-            index, outcome = results.get()
+        for index, outcome in _outcomes(processes, results):
             if isinstance(outcome, str):
                 failed = True
                 click.echo(f"slice {index}/{workers}: failed: {outcome}", err=True)
@@ -65,6 +68,25 @@ def run_workers(settings: Settings, workers: int, *, follow: bool, page_size: in
             if process.is_alive():
                 process.terminate()
     return 1 if failed else 0
+
+
+def _outcomes(
+    processes: list[Any], results: "Queue[tuple[int, dict[str, Any] | str]]"
+) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """Each worker's outcome as it comes: its summary, or why it failed; a worker that
+    died without one (killed, out of memory) is one that failed."""
+    waiting = dict(enumerate(processes))
+    while waiting:
+        try:
+            index, outcome = results.get(timeout=_POLL_S)
+        except queue.Empty:
+            for index, process in list(waiting.items()):
+                if not process.is_alive() and process.exitcode != 0:
+                    del waiting[index]
+                    yield index, f"the worker ended with exit code {process.exitcode}"
+            continue
+        waiting.pop(index, None)
+        yield index, outcome
 
 
 def _stop_all(processes: list[Any]) -> None:

@@ -34,7 +34,7 @@ from session_recall.indexer import (
 )
 from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.enricher import Enricher
-from session_recall.indexer.erasure import rebuild_after_removal
+from session_recall.indexer.erasure import after_removal
 from session_recall.indexer.leases import Leased
 from session_recall.recall import AsyncMemorySearcher, MemorySearcher, transport
 
@@ -71,8 +71,8 @@ class EventStore:
         # refresh, have the other half (an outage of the embedder stores without vectors).
         self.embedder = embedder_for(settings, within_s=timeout / 2)
         self._writers = threading.local()
-        self._enricher: Enricher | None = None
-        self._enricher_lock = threading.Lock()
+        self._enrichment: _Key | None = None  # this store's share of the process's enricher
+        self._enrichment_lock = threading.Lock()
 
     def _writer(self) -> Writer:
         """The calling worker thread's writer (a writer is not thread-safe): it reads
@@ -105,34 +105,33 @@ class EventStore:
             )
 
     def _enrich_in_background(self) -> None:
-        if not self.settings.enrich or self._enricher is not None:
+        if not self.settings.enrich or self._enrichment is not None:
             return
-        with self._enricher_lock:
-            if self._enricher is None:
-                share = Leased(self.client, self.alias)
-                enricher = Enricher(self.client, self.alias, self.embedder, share=share)
-                self._enricher = enricher.__enter__()
+        with self._enrichment_lock:
+            if self._enrichment is None:
+                self._enrichment = _ENRICHERS.join(self.settings)
 
     def close(self) -> None:
-        """Stop the background enrichment (its leases go to the alias's other
-        enrichers) and close the client. The store is not used afterwards."""
-        with self._enricher_lock:
-            if self._enricher is not None:
-                self._enricher.__exit__(None, None, None)
-                self._enricher = None
+        """Leave the background enrichment (the last store of the alias in this process
+        stops it, and its leases go to the alias's other enrichers) and close the
+        client. The store is not used afterwards."""
+        with self._enrichment_lock:
+            if self._enrichment is not None:
+                _ENRICHERS.leave(self._enrichment)
+                self._enrichment = None
         self.client.close()
 
     def forget(self, user_id: str, ids: Collection[str]) -> None:
         """Rebuild, without them, the contexts that hold the events `ids` (`_id`s) of
         `user_id`, which the caller removed itself (a conditional delete). A failure is
-        logged, not raised: what was removed stays removed, and the contexts keep its
-        words until a later erasure of the alias rebuilds them."""
+        logged, not raised: what was removed stays removed, and its record makes the
+        next erasure of the alias finish the rebuilding."""
         try:
-            rebuild_after_removal(self.client, self.alias, user_id, ids)
+            after_removal(self.client, self.alias, user_id, ids)
         except (SessionRecallError, ApiError, TransportError) as err:
             log.warning(
                 "the contexts of the turns after a removed event were not rebuilt (%s); "
-                "the next erasure of %r will",
+                "if its record was written, the next erasure of %r finishes it",
                 err,
                 self.alias,
             )
@@ -277,3 +276,43 @@ class EventStore:
             "embedder": self.embedder,
             "search_timeout": self.timeout,
         }
+
+
+_Key = tuple[tuple[str, ...], str]  # (the cluster's URLs, the alias)
+
+
+class _Enrichers:
+    """One background enricher per cluster and alias in a process, however many stores
+    write to it (an OpenAI Agents session makes a store of its own): with a client and
+    an embedder of its own, started by the first store that writes, stopped when the
+    last one that wrote closes (or at exit: its thread is a daemon, its leases lapse)."""
+
+    def __init__(self) -> None:
+        self._running: dict[_Key, tuple[Enricher, Elasticsearch, int]] = {}
+        self._lock = threading.Lock()
+
+    def join(self, settings: Settings) -> _Key:
+        key = (tuple(settings.elasticsearch_urls()), settings.index)
+        with self._lock:
+            found = self._running.get(key)
+            if found is None:
+                client = make_client(settings, **failover_only(settings))
+                share = Leased(client, settings.index)
+                enricher = Enricher(client, settings.index, embedder_for(settings), share=share)
+                self._running[key] = (enricher.__enter__(), client, 1)
+            else:
+                self._running[key] = (found[0], found[1], found[2] + 1)
+        return key
+
+    def leave(self, key: _Key) -> None:
+        with self._lock:
+            enricher, client, stores = self._running[key]
+            if stores > 1:
+                self._running[key] = (enricher, client, stores - 1)
+                return
+            del self._running[key]
+        enricher.__exit__(None, None, None)
+        client.close()
+
+
+_ENRICHERS = _Enrichers()

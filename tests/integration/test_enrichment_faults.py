@@ -10,6 +10,7 @@ the backfill of old events' vectors.
 """
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,51 @@ def test_after_a_model_change_fresh_events_get_stems_and_context_first(
     doc = es.search(index=alias, query={"term": {"event_id": "f-100"}})["hits"]["hits"][0]
     assert CONTEXT_MARK in doc["_source"]["enriched"]
     assert new_model.model_id in doc["_source"]["embedding_models"]
+
+
+def test_a_server_that_refuses_every_text_is_an_outage_not_refused_texts(
+    es: Elasticsearch, alias: str, server: EmbeddingsServer
+):
+    """A 400 to every request (a model the server does not serve) is no text's fault:
+    nothing is marked refused, and the vectors wait for a pass that works."""
+    store(es, alias, turns(3))
+    server.controls.status = 400
+    summary = enrich(es, alias, endpoint(server))
+    assert summary.refused == 0 and summary.embedder_error, summary
+    assert "every text" in summary.embedder_error
+    es.indices.refresh(index=alias)
+    assert refused(es, alias, endpoint(server)) == 0
+    server.controls.status = None
+    assert enrich(es, alias, endpoint(server)).vectors == 3
+
+
+class _SlowModel:
+    """The static model, a little slow and counting its calls: a backfill's cost."""
+
+    def __init__(self) -> None:
+        self._model = StaticEmbedder(128)
+        self.model_id, self.dims = self._model.model_id, self._model.dims
+        self.calls = 0
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        time.sleep(0.05)
+        return self._model.embed(texts)
+
+
+def test_a_backfill_that_gives_way_to_new_events_still_advances_and_embeds_once(
+    es: Elasticsearch, alias: str
+):
+    """With events stored all the time, a backfill writes a page at each pass and never
+    embeds a page it does not write."""
+    store(es, alias, turns(60))
+    enrich(es, alias, StaticEmbedder(64))
+    model = _SlowModel()
+    wake = threading.Event()
+    passes = 0
+    while pending(es, alias, model) and passes < 40:
+        wake.set()  # as serve's writes set it, all the time
+        enrich(es, alias, model, page_size=10, yield_to=wake)
+        passes += 1
+    assert pending(es, alias, model) == 0
+    assert model.calls <= 6 + 2, "a page embedded once (and the warm-up of none)"

@@ -17,10 +17,11 @@ from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
 
 from session_recall.config import Settings
+from session_recall.core.index_names import lease_index
 from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.http import create_app
-from session_recall.indexer import Event, Submission, Writer, follow, pending
+from session_recall.indexer import Event, Submission, Writer, enrich, follow, pending
 from session_recall.indexer.leases import Leased
 from session_recall.node import wait_until
 from tests.support.cli import CLI
@@ -151,3 +152,38 @@ def test_embed_workers_split_the_sessions_between_processes(
     assert {text: n for text, n in sent.items() if n > 1} == {}
     assert len(sent) == len(events)
     assert assert_contexts_complete(es, alias) == len(events)
+
+
+def test_a_follower_that_starts_after_another_gets_its_share(es: Elasticsearch, alias: str):
+    """The first follower takes every slice; a second one, started later, is counted at
+    once, and the two end up with halves, never the same slice."""
+    first, second = Leased(es, alias, ttl_s=10), Leased(es, alias, ttl_s=10)
+    try:
+        first.take()
+        assert len(first.held) == 16
+        second.take()  # counted now; its share comes as the first gives some back
+        es.indices.refresh(index=lease_index(alias))
+        wait_until(lambda: (first.take(), second.take()) and len(second.held) == 8, timeout=30)
+        assert len(first.held) == 8 and first.held.isdisjoint(second.held)
+        query = second.take()
+        es.indices.refresh(index=alias)
+        assert es.count(index=alias, query=query)["count"] == 0  # an empty alias: nothing
+    finally:
+        first.leave()
+        second.leave()
+
+
+def test_a_follower_without_a_slice_enriches_nothing(es: Elasticsearch, alias: str):
+    events = conversation(users=2, sessions=2, turns=3, seed=4)
+    assert all(w.result.stored for w in Writer(es, alias).write(map(Submission, events)))
+    es.indices.refresh(index=alias)
+    holder = Leased(es, alias, ttl_s=10)
+    try:
+        holder.take()  # all sixteen slices
+        newcomer = Leased(es, alias, ttl_s=10)
+        within = newcomer.take()  # nothing free yet
+        assert newcomer.held == set()
+        assert enrich(es, alias, None, within=within).missing == 0
+        newcomer.leave()
+    finally:
+        holder.leave()

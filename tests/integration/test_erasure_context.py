@@ -24,11 +24,12 @@ from hypothesis import strategies as st
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
-from session_recall.core.stems import stems
 from session_recall.embeddings import StaticEmbedder
-from session_recall.indexer import Event, Scope, Submission, Writer, enrich, erase
-from session_recall.indexer.context import CONTEXT_REACH
+from session_recall.indexer import Event, Scope, Submission, Writer, enrich, erase, tombstones
+from session_recall.indexer.erasure import after_removal, forgetting
+from session_recall.indexer.tombstones import tombstone_index
 from session_recall.recall import Searchers
+from tests.support.contexts import assert_contexts_complete
 from tests.support.hooked import HookedClient
 
 pytestmark = pytest.mark.integration
@@ -145,7 +146,10 @@ def scenarios(draw: st.DrawFn) -> tuple[list[Turn], list[tuple]]:
         st.tuples(st.just("store"), st.integers(1, 4)),
         st.tuples(st.just("enrich")),
         st.tuples(st.just("erase"), erasure),
-        st.tuples(st.just("enrich, erasing in flight"), erasure),
+        # the erasure runs after the pass found its page, or after it read the sessions
+        st.tuples(
+            st.just("enrich, erasing in flight"), erasure, st.sampled_from(["search", "msearch"])
+        ),
     )
     return order, draw(st.lists(step, min_size=2, max_size=8))
 
@@ -205,8 +209,8 @@ def test_no_erased_word_is_findable_whatever_the_order_of_stores_passes_and_eras
             enrich(es, alias, embedder)
         elif step[0] == "erase":
             erasure(*step[1])
-        else:  # the erasure runs between the pass's read of the sessions and its write
-            hooked = HookedClient(es, after="msearch", hook=lambda s=step: erasure(*s[1]))
+        else:  # the erasure runs between one of the pass's reads and its write
+            hooked = HookedClient(es, after=step[2], hook=lambda s=step: erasure(*s[1]))
             enrich(hooked, alias, embedder)  # type: ignore[arg-type]
             if not hooked.fired:  # nothing was pending: the erasure still happens
                 erasure(*step[1])
@@ -224,21 +228,14 @@ def test_no_erased_word_is_findable_whatever_the_order_of_stores_passes_and_eras
 
 
 def _assert_contexts_complete(es: Elasticsearch, alias: str, kept: list[Turn]) -> None:
-    """Each kept turn's context holds exactly the kept turns before it in its session."""
+    """The kept turns, and they alone, are stored, each with the context of the kept
+    turns before it."""
     if not kept:
         return
-    es.indices.refresh(index=alias)
-    query = {"term": {"user_id": kept[0].user}}
-    hits = es.search(index=alias, size=1000, query=query)["hits"]["hits"]
-    docs = {hit["_source"]["event_id"]: hit["_source"] for hit in hits}
-    assert sorted(docs) == sorted(t.event_id for t in kept)
-    for turn in kept:
-        before = sorted(
-            (t for t in kept if t.session == turn.session and t.nanos < turn.nanos),
-            key=lambda t: t.nanos,
-        )[-CONTEXT_REACH:]
-        expected = " ".join(stems(t.event().text) for t in [*before, turn])
-        assert docs[turn.event_id]["context"] == expected, (turn, docs[turn.event_id])
+    user = kept[0].user
+    assert assert_contexts_complete(es, alias, user=user) == len(kept)
+    hits = es.search(index=alias, size=1000, query={"term": {"user_id": user}})["hits"]["hits"]
+    assert sorted(h["_source"]["event_id"] for h in hits) == sorted(t.event_id for t in kept)
 
 
 def test_contexts_around_erasures_are_rebuilt_with_the_turns_that_remain(
@@ -374,3 +371,54 @@ def _id(es: Elasticsearch, alias: str, event_id: str) -> str:
     es.indices.refresh(index=alias)
     hits = es.search(index=alias, query={"term": {"event_id": event_id}})["hits"]["hits"]
     return str(hits[0]["_id"])
+
+
+def test_two_removals_in_one_session_leave_neither_ones_words(es: Elasticsearch, alias: str):
+    """The rebuilding after one removal reads the turns before a context; another
+    erasure removes one of them before it writes: it is rebuilt again, without it."""
+    texts = ["qzalpha11 first", "bravo second", "xray third", "zulu fourth", "yankee fifth"]
+    events = [
+        Event(event_id=f"t{n}", user_id="u", session_id="s", type="user_message", text=text,
+              timestamp=Instant(START + n * 10**9))
+        for n, text in enumerate(texts)
+    ]  # fmt: skip
+    assert all(w.result.stored for w in Writer(es, alias).write(map(Submission, events)))
+    es.indices.refresh(index=alias)
+    enrich(es, alias, None)
+    removed = es.search(index=alias, query={"term": {"event_id": "t2"}})["hits"]["hits"][0]
+    es.delete(index=removed["_index"], id=removed["_id"], routing="u")  # as pop_item claims
+    hooked = HookedClient(
+        es, after="msearch", hook=lambda: erase(es, alias, Scope.event("u", "t0"))
+    )
+    after_removal(hooked, alias, "u", [removed["_id"]])  # type: ignore[arg-type]
+    assert hooked.fired
+    text = sources(es, alias)
+    assert "qzalpha11" not in text and "xray" not in text, text
+    assert assert_contexts_complete(es, alias, user="u") == 3
+
+
+def test_an_erasure_leaves_the_record_of_another_under_way_to_it(es: Elasticsearch, alias: str):
+    """An erasure finishes the records of removals that stopped half-way, never the
+    record of one still under way (whose events are not all gone yet)."""
+    events = [
+        Event(event_id=f"r{n}", user_id=user, session_id="s", type="user_message",
+              text=f"record test {n}", timestamp=Instant(START + n * 10**9))
+        for n in range(3) for user in ("one", "two")
+    ]  # fmt: skip
+    assert all(w.result.stored for w in Writer(es, alias).write(map(Submission, events)))
+    es.indices.refresh(index=alias)
+    enrich(es, alias, None)
+    ids = [
+        h["_id"] for h in es.search(index=alias, query={"term": {"user_id": "one"}})["hits"]["hits"]
+    ]
+    # A removal of user one's events, recorded and not done yet (as one under way).
+    tombstones.ensure_index(es, alias)
+    with forgetting(es, alias, "one", ids):
+        erase(es, alias, Scope.user("two"))  # finishes no record of a removal under way
+        es.indices.refresh(index=tombstone_index(alias))
+        records = es.count(index=tombstone_index(alias), query={"term": {"kind": "repair"}})
+        assert records["count"] == 1, "the record of the removal under way stays"
+        for hit in es.search(index=alias, query={"term": {"user_id": "one"}})["hits"]["hits"]:
+            es.delete(index=hit["_index"], id=hit["_id"], routing="one")
+    es.indices.refresh(index=tombstone_index(alias))
+    assert es.count(index=tombstone_index(alias), query={"term": {"kind": "repair"}})["count"] == 0
