@@ -2,7 +2,7 @@
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from elastic_transport.client_utils import url_to_node_config
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -39,8 +39,12 @@ class Settings(BaseSettings):
     # code pass `index=...`, but it would also read each field from a variable of its
     # own name (HOME into `home`, USERNAME into `username`): the prefix, which applies
     # to those names and never to an alias, keeps them out of reach.
+    # An empty variable is an unset one (`ELASTICSEARCH_CA_CERTS=` names no file).
     model_config = SettingsConfigDict(
-        env_prefix="SESSION_RECALL_SETTINGS_FIELD_", extra="ignore", populate_by_name=True
+        env_prefix="SESSION_RECALL_SETTINGS_FIELD_",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
     )
 
     elasticsearch_url: str | None = Field(default=None, alias="ELASTICSEARCH_URL")
@@ -79,6 +83,41 @@ class Settings(BaseSettings):
     embeddings_passage_prefix: str = Field(
         default="", alias="SESSION_RECALL_EMBEDDINGS_PASSAGE_PREFIX"
     )
+
+    # Each secret may come from a file instead (`<VARIABLE>_FILE`, as Docker's secrets
+    # give them): a command line, which every local account can read, never needs one.
+    # Read once, here; the path is not kept.
+    password_file: Path | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD_FILE")
+    api_key_file: Path | None = Field(default=None, alias="ELASTICSEARCH_API_KEY_FILE")
+    read_password_file: Path | None = Field(default=None, alias="SESSION_RECALL_READ_PASSWORD_FILE")
+    read_api_key_file: Path | None = Field(default=None, alias="SESSION_RECALL_READ_API_KEY_FILE")
+    cursor_key_file: Path | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY_FILE")
+    embeddings_api_key_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY_FILE"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _secrets_from_files(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, field in cls.model_fields.items():
+            if not name.endswith("_file") or field.alias is None:
+                continue
+            secret = cls.model_fields[name.removesuffix("_file")]
+            assert secret.alias is not None
+            path = data.pop(field.alias, None) or data.pop(name, None)
+            if not path:
+                continue
+            if data.get(secret.alias) or data.get(name.removesuffix("_file")):
+                raise ConfigurationError(
+                    f"Both {secret.alias} and {field.alias} are set.",
+                    hint=f"Unset one of them ({field.alias}, the file, keeps the secret "
+                    "off command lines and out of the environment).",
+                )
+            data[secret.alias] = read_secret(field.alias, Path(path))
+        return data
 
     @field_validator("elasticsearch_url")
     @classmethod
@@ -180,6 +219,27 @@ def _one_credential(
             "A username needs a password and a password needs a username.",
             hint=f"Set both {prefix}USERNAME and {prefix}PASSWORD.",
         )
+
+
+def read_secret(variable: str, path: Path) -> str:
+    """The secret held by the file `path` (its first line, without the line's end),
+    named in errors by the variable or option that named the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else "it is not UTF-8 text"
+        raise ConfigurationError(
+            f"{variable}: the file {str(path)!r} cannot be read ({why}).",
+            hint="Point it at a file that holds the secret alone, readable by its owner "
+            "only (chmod 600).",
+        ) from None
+    secret = text.splitlines()[0].strip() if text.strip() else ""
+    if not secret:
+        raise ConfigurationError(
+            f"{variable}: the file {str(path)!r} is empty.",
+            hint="Write the secret into it, on its first line.",
+        )
+    return secret
 
 
 def settings_problem(err: ValidationError) -> str:

@@ -1,6 +1,8 @@
 """`session-recall serve`: the HTTP sidecar."""
 
 import ipaddress
+import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -8,6 +10,8 @@ from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import limit_options
+from session_recall.cli.secret_options import secret_options
+from session_recall.config import read_secret
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
 
@@ -30,11 +34,12 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
     show_envvar=True,
     help="Port to bind.",
 )
-@click.option(
-    "--token", envvar="SESSION_RECALL_TOKEN", show_envvar=True, metavar="TOKEN",
-    help="Bearer token required on every request but the probes (never printed; "
-    "prefer the SESSION_RECALL_TOKEN variable).",
-)  # fmt: skip
+@secret_options(
+    "token",
+    envvar="SESSION_RECALL_TOKEN",
+    what="bearer token",
+    help="Bearer token required on every request but the probes",
+)
 @click.option(
     "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
     envvar="SESSION_RECALL_REFRESH",
@@ -60,6 +65,7 @@ def serve(
     host: str,
     port: int,
     token: str | None,
+    token_file: Path | None,
     refresh: Refresh,
     log_level: str,
     enrich: bool,
@@ -78,6 +84,8 @@ def serve(
     from session_recall.http import create_app
     from session_recall.http.server import run
 
+    if token_file is not None:
+        token = _token_from(token_file, given=token)
     try:
         bounds = ServeLimits(**limits)
     except ValidationError as err:
@@ -93,6 +101,16 @@ def serve(
         app.settings, token=token or None, refresh=refresh, limits=bounds, enrich=enrich
     )
     run(web, host=host, port=port, limits=bounds, log_level=log_level)
+
+
+def _token_from(path: Path, *, given: str | None) -> str:
+    if given:
+        raise click.UsageError(
+            "Give the token once: --token (SESSION_RECALL_TOKEN) or --token-file."
+        )
+    if str(path) == "-":
+        return sys.stdin.readline().strip()
+    return read_secret("--token-file (SESSION_RECALL_TOKEN_FILE)", path)
 
 
 def _is_loopback(host: str) -> bool:
