@@ -20,6 +20,7 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
+from session_recall.indexer import ownership
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
@@ -134,6 +135,13 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     client.indices.put_index_template(
         name=templates.index_template_name, **templates.index_template
     )
+    # Another alias's admin may put templates too (Elasticsearch grants them
+    # cluster-wide): the partitions are checked to be this alias's alone.
+    ownership.check_templates(client, alias)
+    named = (
+        client.options(ignore_status=404).indices.get(index=f"{alias}-*", features="aliases").body
+    )
+    ownership.check_partitions(alias, named if isinstance(named, dict) else {})
 
     legacy: tuple[str, ...] = ()
     if exists:
@@ -146,7 +154,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
                 index=alias, settings={"index": {"number_of_replicas": layout.replicas}}
             )
     partition = partition_of(alias, Instant.now(), layout.granularity).index
-    created = ensure_partition(client, partition)
+    created = ensure_partition(client, alias, partition)
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )
