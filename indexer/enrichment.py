@@ -143,9 +143,17 @@ def pending_query(model_id: str | None) -> dict[str, Any]:
 
 
 def pending(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int:
-    """How many events of `alias` await enrichment (0 when the alias does not exist)."""
+    """How many events of `alias` await enrichment (0 when the alias does not exist).
+
+    Not lenient about the indices (`ignore_unavailable`): with it, Elasticsearch
+    leaves out the indices a credential may not read and answers 0, as if nothing
+    waited; without it, such a credential is refused (403) and told which role it
+    needs."""
     query = pending_query(embedder.model_id if embedder else None)
-    answer = client.count(index=alias, query=query, ignore_unavailable=True)
+    try:
+        answer = client.count(index=alias, query=query)
+    except NotFoundError:
+        return 0
     return int(answer["count"])
 
 
