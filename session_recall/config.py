@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     Read from `ELASTICSEARCH_URL`, `ELASTICSEARCH_API_KEY`, `ELASTICSEARCH_USERNAME`,
     `ELASTICSEARCH_PASSWORD`, `ELASTICSEARCH_CA_CERTS`, `SESSION_RECALL_INDEX`,
     `SESSION_RECALL_HOME` and `SESSION_RECALL_CURSOR_KEY`. Secrets are `SecretStr`, so
-    they never show in a repr, a log line or an error.
+    they never show in a repr, a log line or an error, and each may come from a file
+    instead, named by its variable with `_FILE` (`ELASTICSEARCH_PASSWORD_FILE`).
     """
 
     # Fields are read from the environment by their aliases alone. populate_by_name lets

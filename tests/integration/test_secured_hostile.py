@@ -97,8 +97,19 @@ class Tier:
         return [*found, Security(self.ca.parent).password()]
 
 
+def _home() -> Path:
+    """A home of the module's own, so its node has an account of its own whatever the
+    shared home's nodes run as; the distribution's archive is the shared one's."""
+    home = home_for_tests() / "hostile-tier"
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dist").exists():
+        (home_for_tests() / "dist").mkdir(exist_ok=True)
+        (home / "dist").symlink_to(home_for_tests() / "dist")
+    return home
+
+
 def _cli(*args: str) -> Result:
-    env = {"SESSION_RECALL_HOME": str(home_for_tests()), "ELASTICSEARCH_URL": None}
+    env = {"SESSION_RECALL_HOME": str(_home()), "ELASTICSEARCH_URL": None}
     return CliRunner().invoke(main, list(args), env=env)
 
 
@@ -114,7 +125,7 @@ def _loosen(root: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tier(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tier]:
-    home = home_for_tests()
+    home = _home()
     node = LocalNode(home=home, name=NODE)
     node.wipe()  # a node of an earlier run kept other secrets
     security = Security(home / "security" / NODE)
@@ -506,11 +517,11 @@ def test_the_account_nobody_reads_no_file_of_the_node_nor_a_credentials_file(
         shutil.rmtree(folder)
     # The node runs as an account of its home's own, not one every home shares.
     owner = os.stat(tier.node.node_dir / "data").st_uid
-    assert pwd.getpwuid(owner).pw_name == node_user(home_for_tests())
+    assert pwd.getpwuid(owner).pw_name == node_user(_home())
 
 
 def test_users_create_keeps_the_credentials_to_their_owner(tier: Tier, tmp_path: Path) -> None:
-    env = {"SESSION_RECALL_HOME": str(home_for_tests()), "SESSION_RECALL_INDEX": ALIAS}
+    env = {"SESSION_RECALL_HOME": str(_home()), "SESSION_RECALL_INDEX": ALIAS}
     taken = tmp_path / "taken.env"  # another user's credentials, say
     taken.write_text("kept\n")
     args = ["users", "create", "--role", "recall", "--node", NODE]
