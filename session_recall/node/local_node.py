@@ -330,7 +330,7 @@ class LocalNode:
         owner = self.runtime.stat().st_uid
         if owner == pwd.getpwnam(self.user).pw_uid:
             return
-        running = [node.name for node in self._neighbours() if node.status() is not None]
+        running = [node.name for node in self._neighbours() if node._alive()]
         if owner != 0 and running:
             self.user = pwd.getpwuid(owner).pw_name
             on_step(
@@ -341,6 +341,11 @@ class LocalNode:
             )
             return
         account.give_to(self.runtime, self.user)
+
+    def _alive(self) -> bool:
+        """Its processes run (answering or not yet)."""
+        state = self._read_state()
+        return state is not None and _group_alive(state.pgid)
 
     def _neighbours(self) -> list["LocalNode"]:
         """The other nodes under this home's runtime."""
