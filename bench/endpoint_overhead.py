@@ -95,7 +95,7 @@ def measure_enrichment(events: int, model_ms: float, es_url: str) -> dict[str, f
     from session_recall.templates import install, uninstall
 
     client = make_client(Settings(ELASTICSEARCH_URL=es_url))
-    alias = f"bench-endpoint-enrichment-{os.getpid()}"
+    alias = f"bench-endpoint-enrichment-p{os.getpid()}"  # no dash before a digit
     install(client, alias)
     try:
         stored = Writer(client, alias).write(

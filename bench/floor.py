@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.path.is_file():
         parser.error(f"{args.path} is not a file: give an NDJSON file of bench.generate's")
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
-    alias = f"bench-floor-{uuid.uuid4().hex[:6]}"
+    alias = f"bench-floor-r{uuid.uuid4().hex[:6]}"  # no dash before a digit
     names = PartitionNames(alias, args.partition)
     # Stopped from outside (a benchmark's timeout, a kill): its alias is deleted all the
     # same, by the `finally` below, which SIGTERM's default action would skip.

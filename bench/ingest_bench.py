@@ -24,8 +24,10 @@ from typing import Any
 import httpx
 import orjson
 import psutil
+from elasticsearch import Elasticsearch
 
 from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity, partition_of
+from session_recall.indexer import tombstone_index
 from session_recall.indexer.chunking import chunks
 from session_recall.indexer.document import Document, to_document
 from session_recall.indexer.parsing import Parsed, parse_line
@@ -119,6 +121,26 @@ def run_ours(
     command = _ours(es_url, alias, home, "ingest", str(path), "--dead-letter", str(dead_letter))
     command += [] if enrich else ["--no-enrich"]
     return run_command(command, events, env={"SESSION_RECALL_EMBEDDER": embedder})
+
+
+# An event of a user the dataset never names, erased on its own before a run: the
+# alias then has per-event tombstones, which every write must consider.
+ERASED_USER, ERASED_EVENT = "bench-erased-user", "bench-erased-event"
+
+
+def erase_an_event(es_url: str, alias: str, home: Path) -> None:
+    """Erase one event of `ERASED_USER` by its id, as `session-recall delete --event`
+    does: what an alias has after its first per-event erasure."""
+    run_command(
+        _ours(es_url, alias, home, "delete", "--user", ERASED_USER, "--event", ERASED_EVENT), 1
+    )
+
+
+def tombstone_reads(client: Elasticsearch, alias: str) -> int:
+    """Documents the alias's tombstone index has served by id so far (each id of an
+    `mget` counts one): what writes cost it, whatever the machine's speed."""
+    stats = client.indices.stats(index=tombstone_index(alias), metric="get")
+    return int(stats["_all"]["total"]["get"]["total"])
 
 
 def run_enrichment(es_url: str, alias: str, events: int, home: Path, *, embedder: str) -> IngestRun:

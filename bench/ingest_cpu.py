@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     args = parser.parse_args(argv)
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url))
-    alias = f"bench-cpu-{uuid.uuid4().hex[:6]}"
+    alias = f"bench-cpu-r{uuid.uuid4().hex[:6]}"  # no dash before a digit
     install(client, alias)
     profiler = cProfile.Profile() if args.profile else None
     try:

@@ -67,7 +67,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
     return the mean scores per mode (overall and per category) with p50 latency."""
-    alias = f"bench-locomo-{uuid.uuid4().hex[:8]}"
+    alias = f"bench-locomo-r{uuid.uuid4().hex[:8]}"  # no dash before a digit
     embedder = embedder_for(settings)
     install(client, alias)
     try:

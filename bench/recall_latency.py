@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     es = make_client(Settings())
-    alias = f"bench-recall-{uuid.uuid4().hex[:8]}"
+    alias = f"bench-recall-r{uuid.uuid4().hex[:8]}"  # no dash before a digit
     install(es, alias)
     try:
         seconds = load(es, alias, args.events, args.others)

@@ -25,6 +25,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from bench import (
+    alias_name,
     generate,
     ingest_bench,
     loader,
@@ -106,14 +107,15 @@ class Run:
         self.client = client
         self.es_url = es_url
         self.config = config
-        self.run_id = uuid.uuid4().hex[:6]
+        # `setup` refuses an alias with a dash before a digit (`core.index_names`).
+        self.run_id = f"r{uuid.uuid4().hex[:6]}"
         self.aliases: list[str] = []
 
     def log(self, message: str) -> None:
         print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
     def alias(self, name: str) -> str:
-        alias = f"bench-{self.run_id}-{name}"
+        alias = alias_name(self.run_id, name)
         install(self.client, alias, granularity=self.config.partition)
         self.aliases.append(alias)
         return alias
@@ -193,8 +195,20 @@ class Run:
             f"  ours: {ours.events_per_s:,.0f} events/s ({ours.seconds:.1f} s), "
             f"peak RSS {(ours.peak_rss_bytes or 0) / 2**20:.0f} MB; {ours.output}"
         )
+
+        erased_alias = self.alias(f"erased-{label.lower()}")
+        self.log(f"session-recall ingest {data.path.name} -> {erased_alias}, one event erased")
+        ingest_bench.erase_an_event(self.es_url, erased_alias, home)
+        reads = ingest_bench.tombstone_reads(self.client, erased_alias)
+        erased = ingest_bench.run_ours(self.es_url, erased_alias, data.path, data.events, home)
+        reads = ingest_bench.tombstone_reads(self.client, erased_alias) - reads
+        erased.extra["tombstone_reads"] = reads
+        self.settle(erased_alias, data.events)
+        self.drop(erased_alias)
+        self.log(f"  ours after an erasure: {erased.events_per_s:,.0f} events/s, {reads:,} reads")
         return alias, {
             "ours": {**ours.to_json(), "summary": ours.output},
+            "ours_after_event_erasure": erased.to_json(),
             "raw": raw.to_json(),
             "loader": loader.to_json(),
             "floor": floor.to_json(),

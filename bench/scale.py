@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from elasticsearch import Elasticsearch
 
-from bench import ingest_bench, report, sections
+from bench import alias_name, ingest_bench, report, sections
 from bench.timing import repeat
 from session_recall.client import make_client
 from session_recall.config import Settings
@@ -155,7 +155,7 @@ def run_size(run: "Run", heavy: int, earlier: dict[str, Any] | None) -> dict[str
     config = run.config
     label = report.size_label(heavy)
     total = heavy + round(heavy * LIGHT_SHARE)
-    kept = f"bench-scale-{label.lower()}"
+    kept = alias_name("scale", label.lower())
     loaded_by = None
     if config.keep and _count(run.client, kept) == total and earlier:
         alias, events_per_s = kept, earlier["ingest_events_per_s"]
@@ -226,7 +226,7 @@ def compare_cluster(run: "Run", heavy: int, home: Path) -> dict[str, Any]:
             run.log(f"starting {name}")
             url = start()
             client = make_client(Settings(ELASTICSEARCH_URL=url), request_timeout=120)
-            alias = f"bench-{run.run_id}-{name.replace('_', '-')}"
+            alias = alias_name(run.run_id, name)
             install(client, alias, replicas=replicas)
             ingest = ingest_bench.run_ours(url, alias, path, total, config.work_dir / "home")
             client.indices.refresh(index=alias)

@@ -8,7 +8,7 @@ square of the length. A batch is padded to its longest text, so texts are sorted
 length and batched with their like: on LoCoMo's turns that doubles the rate.
 
 The weights are read from the folder `session-recall models fetch` filled (see
-`local_models`); onnxruntime is an extra (`pip install 'session-recall[local]'`).
+`local_models`); onnxruntime is an extra (`local`: in the checkout, `pip install -e '.[local]'`).
 """
 
 from collections.abc import Sequence
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.core.extras import extra_hint
 from session_recall.embeddings.embedder import Vector
 from session_recall.embeddings.local_models import installed, model
 from session_recall.embeddings.pooling import unit_vectors
@@ -108,8 +109,7 @@ def _loaded(name: str, folder: Path) -> _Loaded:
     except ImportError:
         raise ConfigurationError(
             f"The local model {spec.name!r} needs onnxruntime, which is not installed.",
-            hint="Install it (`pip install 'session-recall[local]'`), or set "
-            "SESSION_RECALL_EMBEDDER=static.",
+            hint=f"Install {extra_hint('local')}, or set SESSION_RECALL_EMBEDDER=static.",
         ) from None
     from tokenizers import Tokenizer
 

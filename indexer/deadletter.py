@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from session_recall.core import strict_json
 from session_recall.indexer.errors import IndexerError
 from session_recall.indexer.parsing import Undecodable
 
@@ -40,7 +39,8 @@ class DeadLetter:
                 if isinstance(event, Undecodable)
                 else {"event": event, "reason": reason}
             )
-            self._file.write(orjson.dumps(entry) + b"\n")
+            # An event may hold an integer past 64 bits, refused for that very reason.
+            self._file.write(strict_json.dumps(entry) + b"\n")
         except OSError as err:
             raise self._failed(err) from None
         self.count += 1

@@ -125,3 +125,46 @@ def _header_start(index: str, routing: str) -> bytes:
     (partition, user) pairs, and the serialized start is reused."""
     start = orjson.dumps({"create": {"_index": index, "routing": routing, "_id": ""}})
     return start[: -len(b'"}}')]
+
+
+# What JSON readers keep exact: orjson's, the client's and Elasticsearch's read an
+# integer beyond these as the nearest float.
+_INTEGERS = range(-(2**63), 2**64)
+
+
+def unstorable(event: Event) -> str:
+    """Why `to_document` could not serialize `event` (it raised `TypeError`): the field
+    and the place in it that JSON cannot hold, and what to send instead."""
+    for field in ("payload", "metadata"):
+        value = getattr(event, field)
+        try:
+            orjson.dumps(value)
+        except TypeError:
+            return _first_unstorable(value, field)
+    return "the event cannot be stored as JSON"
+
+
+def _first_unstorable(value: Any, where: str) -> str:
+    """Depth first: the first value under `value` (at `where`) that orjson refuses."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return f"{path} has the key {key!r}, which is not a string; JSON keys are"
+            stack.extend((item[key], f"{path}.{key}") for key in reversed(list(item)))
+        elif isinstance(item, list | tuple):
+            stack.extend((child, f"{path}[{i}]") for i, child in reversed(list(enumerate(item))))
+        elif isinstance(item, int) and not isinstance(item, bool) and item not in _INTEGERS:
+            return (
+                f"{path} holds the integer {item}, beyond 64 bits, which no JSON reader on "
+                f"the way keeps exact (it would come back as {float(item)!r}); send it as "
+                "a string"
+            )
+        else:
+            try:
+                orjson.dumps(item)
+            except TypeError as err:
+                return f"{path} cannot be stored as JSON: {err}"
+    return f"{where} cannot be stored as JSON"

@@ -87,7 +87,13 @@ class Event(BaseModel):
     """One session event. Unknown fields are refused, so a typo is not silently lost."""
 
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, alias_generator=to_camel, frozen=True
+        extra="forbid",
+        populate_by_name=True,
+        alias_generator=to_camel,
+        frozen=True,
+        # NaN and Infinity are no JSON: stored, they would come back as null. JSON text
+        # cannot hold them (the parsers refuse it); a value built in Python can.
+        allow_inf_nan=False,
     )
 
     user_id: Identifier

@@ -16,6 +16,7 @@ from session_recall.core.partitions import (
 )
 from session_recall.indexer import ownership
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
+from session_recall.indexer.errors import AliasMissing
 
 # Where `setup` records the period, and the identity rule, in the index template's `_meta`.
 META_KEY = "partition"
@@ -40,6 +41,20 @@ def write_layout(client: Elasticsearch, alias: str) -> WriteLayout | None:
     except NotFoundError:
         return None
     return layout_in(found[0]["index_template"].get("_meta", {}))
+
+
+def require_alias(client: Elasticsearch, alias: str) -> None:
+    """Raise `AliasMissing` unless `alias` is an alias. A command that reads what is
+    behind it would otherwise find nothing and report nothing to do, or read an index
+    that merely bears the name (another alias's tombstones) as if it held events."""
+    if client.indices.exists_alias(name=alias):
+        return
+    what = "an index, not an alias" if client.indices.exists(index=alias) else "not set up"
+    raise AliasMissing(
+        f"{alias!r} is {what}: there are no events behind it.",
+        hint="Check --index (SESSION_RECALL_INDEX), or run "
+        f"`session-recall --index {alias} setup`.",
+    )
 
 
 def layout_in(meta: dict[str, Any]) -> WriteLayout | None:

@@ -32,9 +32,15 @@ DONE, FULL, DECLINED, TOO_LONG = 0, 1, 2, 3
 _OFF = frozenset({"0", "false", "no", "off"})
 
 
+# A core built from older sources lacks what this release's writer asks of a batch
+# (`own_scopes_of`): it is left unused until rebuilt, and the Python path does the same.
+_CURRENT = _core is not None and hasattr(_core.Batch, "own_scopes_of")
+
+
 def available() -> bool:
-    """The native core is installed and not turned off (SESSION_RECALL_NATIVE=0)."""
-    return _core is not None and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
+    """The native core is installed, built from this release's sources, and not turned
+    off (SESSION_RECALL_NATIVE=0)."""
+    return _CURRENT and os.environ.get("SESSION_RECALL_NATIVE", "1").lower() not in _OFF
 
 
 # Event fields the core leaves to the Python path: a line that has one is declined.

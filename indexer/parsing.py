@@ -173,7 +173,7 @@ def explain(err: ValidationError) -> str:
     """All of a validation error's problems as one line, with field names as sent."""
     problems = []
     for error in err.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "event"
+        where = _place(error["loc"])
         kind = error["type"]
         if kind == "default_factory_not_called":
             continue  # the derived id, not derived because another field is wrong
@@ -189,10 +189,25 @@ def explain(err: ValidationError) -> str:
             problems.append(f"unknown field {where!r}; the fields are {_EXPECTED}")
         elif kind == "missing":
             problems.append(f"{_BY_ALIAS.get(where, where)} is required")
+        elif kind == "finite_number":  # only a value built in Python holds one
+            problems.append(
+                f"{where} is {error['input']!r}, which JSON cannot hold (it would be "
+                "stored as null); send null or a string"
+            )
         else:
             message = str(error["msg"]).removeprefix("Value error, ").rstrip(".")
             problems.append(f"{_BY_ALIAS.get(where, where)}: {message}")
     return "; ".join(problems)
+
+
+def _place(loc: tuple[int | str, ...]) -> str:
+    """Where a problem is, as a reader names it: `payload.items[2].n`. Within a JSON
+    value pydantic's place alternates the kind it tried (`dict`, `list`, `float`...)
+    with the key or index: the kinds are left out."""
+    if len(loc) > 1 and loc[0] == "payload":
+        keys = loc[2::2]
+        return "payload" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)
+    return ".".join(str(part) for part in loc) or "event"
 
 
 def _json_type(value: Any) -> str:

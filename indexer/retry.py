@@ -84,7 +84,8 @@ class Attempts:
         *,
         deadline: Deadline | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        hint: str = "Check the cluster's health, then run the same command again.",
+        # Read by a CLI user and by a client of the sidecar alike: no surface's words.
+        hint: str = "Check the cluster's health, then try again.",
     ) -> None:
         self._policy = policy
         self._delays = policy.delays()
@@ -118,6 +119,5 @@ def past_deadline(what: str, deadline: Deadline, cause: str | None) -> WriteUnav
     last = f" (last: {cause})" if cause else ""
     return WriteUnavailable(
         f"Elasticsearch could not {what} within the {deadline.seconds:g} s deadline{last}.",
-        hint="It is overloaded or not answering; send the same request again in a few "
-        "seconds (it is idempotent).",
+        hint="It is overloaded or not answering; try again in a few seconds (it is idempotent).",
     )

@@ -93,10 +93,22 @@ class Scope(BaseModel):
 
 
 # An event's own scope id starts with this, so that a writer can tell those apart:
-# it asks for them only once an event was erased on its own, which the tombstone
-# `ANY_EVENT_ERASED` records. Every other id is a bare digest (hex), never this.
+# it asks for them only where an event was erased on its own. The tombstone
+# `ANY_EVENT_ERASED` records that one was, anywhere behind the alias; a user's marker
+# (`events_marker`) that one of that user's was; `ALL_MARKED` that every such tombstone
+# has its user's marker (tombstones of a release that wrote none lack them, and then
+# every event's own scope is asked for). Every scope's id is a bare digest (hex), or
+# starts with the prefix: never one of the markers' ids.
 EVENT_PREFIX = "ev-"
 ANY_EVENT_ERASED = EVENT_PREFIX + "any"
+_MARKER_PREFIX = "events-of-"
+ALL_MARKED = _MARKER_PREFIX + "all-marked"
+
+
+def events_marker(user_scope_id: str) -> str:
+    """The id of the marker that some event of the user of `user_scope_id` (a user
+    scope's id) was erased on its own."""
+    return _MARKER_PREFIX + user_scope_id
 
 
 @functools.lru_cache(maxsize=4096)

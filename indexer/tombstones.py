@@ -8,6 +8,11 @@ The writer reads them before and after every bulk. They are read with a realtime
 `mget`, never cached: a stale answer would let an erased event back in. The index
 name matches none of the events' partition names (`ALIAS-2026.07`...), so it gets its own
 small mapping here.
+
+An event erased on its own has a tombstone of its own scope, one id per event: a
+writer asks for those only for users that have one. So the erasure also writes that
+user's marker (`scope.events_marker`), and once every event tombstone has its user's
+marker (`mark_users`, for those of a release that wrote none), the marker `ALL_MARKED`.
 """
 
 import contextlib
@@ -16,9 +21,10 @@ from typing import Any
 
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch
 
+from session_recall.core.index_names import tombstone_index
 from session_recall.core.instant import Instant
 from session_recall.indexer.retry import Transient
-from session_recall.indexer.scope import ANY_EVENT_ERASED, Scope
+from session_recall.indexer.scope import ALL_MARKED, ANY_EVENT_ERASED, Scope, events_marker
 
 _KEYWORD = {"type": "keyword"}
 MAPPING: dict[str, Any] = {
@@ -38,10 +44,6 @@ MAPPING: dict[str, Any] = {
 SETTINGS = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
 # Later than any instant an event can carry (date_nanos ends in 2262).
 COVERS_ALL = 2**63 - 1
-
-
-def tombstone_index(alias: str) -> str:
-    return f"{alias}-tombstones"
 
 
 def ensure_index(client: Elasticsearch, alias: str) -> None:
@@ -70,9 +72,14 @@ def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instan
     document = scope.model_dump(exclude_none=True)
     document["erased_at"] = erased_at.to_elasticsearch()
     tombstones = [(scope.id, document)]
-    if scope.kind == "event":  # from now on, writers look for events' own tombstones
-        marker = {"kind": "event", "erased_at": document["erased_at"]}
-        tombstones.insert(0, (ANY_EVENT_ERASED, marker))
+    if scope.kind == "event":
+        # Before the tombstone itself: from now on, writers look for the own
+        # tombstones of this user's events (and of no other user's).
+        assert scope.user_id is not None  # an event scope names its user
+        anywhere = {"kind": "event", "erased_at": document["erased_at"]}
+        user = {"kind": "user-events", "user_id": scope.user_id, "erased_at": anywhere["erased_at"]}
+        marker = events_marker(Scope.user(scope.user_id).id)
+        tombstones[:0] = [(ANY_EVENT_ERASED, anywhere), (marker, user)]
     for doc_id, body in tombstones:
         # A conflict: a later erasure's tombstone is there already, and covers all
         # this would.
@@ -84,6 +91,52 @@ def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instan
                 version=erased_at.nanos,
                 version_type="external_gte",
             )
+    if scope.kind == "event":
+        mark_users(client, alias)
+
+
+_MARKING_PAGE = 1000
+
+
+def mark_users(client: Elasticsearch, alias: str) -> None:
+    """Give every event tombstone its user's marker, then write `ALL_MARKED`, unless it
+    is there: once, for the tombstones of a release that wrote no markers. Until then
+    writers ask for every event's own tombstone, as that release's did."""
+    index = tombstone_index(alias)
+    if client.exists(index=index, id=ALL_MARKED, realtime=True):
+        return
+    client.indices.refresh(index=index)  # the search below sees every tombstone
+    latest: dict[str, str] = {}  # user id -> the latest erasure of one of its events
+    after: list[Any] | None = None
+    while True:
+        body: dict[str, Any] = {
+            "query": {"term": {"kind": "event"}},
+            "sort": [{"user_id": "asc"}, {"event_id": "asc"}],
+            "size": _MARKING_PAGE,
+            "_source": ["user_id", "erased_at"],
+            "track_total_hits": False,
+        }
+        if after is not None:
+            body["search_after"] = after
+        hits = client.search(index=index, body=body)["hits"]["hits"]
+        for hit in hits:
+            source = hit["_source"]
+            user, stamp = source.get("user_id"), source.get("erased_at")
+            if user is not None and stamp is not None:  # `ANY_EVENT_ERASED` has no user
+                latest[user] = max(latest.get(user, stamp), stamp)  # fixed width: sorts
+        if len(hits) < _MARKING_PAGE:
+            break
+        after = hits[-1]["sort"]
+    for user, stamp in latest.items():
+        with contextlib.suppress(ConflictError):
+            client.index(
+                index=index,
+                id=events_marker(Scope.user(user).id),
+                document={"kind": "user-events", "user_id": user, "erased_at": stamp},
+                version=Instant.parse(stamp).nanos,
+                version_type="external_gte",
+            )
+    client.index(index=index, id=ALL_MARKED, document={"kind": "all-marked"})
 
 
 def index_exists(client: Elasticsearch, alias: str) -> bool:

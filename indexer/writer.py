@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import orjson
 from elasticsearch import ApiError, AuthorizationException, Elasticsearch, NotFoundError
@@ -48,7 +48,13 @@ from session_recall.indexer import bulk, native, tombstones, vectors
 from session_recall.indexer.bulk import BulkStats, ItemResponse
 from session_recall.indexer.chunking import Flush, chunks_and_flushes
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.document import DEFAULT_IDENTITY, Document, Identity, to_document
+from session_recall.indexer.document import (
+    DEFAULT_IDENTITY,
+    Document,
+    Identity,
+    to_document,
+    unstorable,
+)
 from session_recall.indexer.errors import (
     AliasMissing,
     PrivilegeMissing,
@@ -60,7 +66,13 @@ from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
 from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
-from session_recall.indexer.scope import ANY_EVENT_ERASED, scope_ids_of, shared_scopes
+from session_recall.indexer.scope import (
+    ALL_MARKED,
+    ANY_EVENT_ERASED,
+    events_marker,
+    scope_ids_of,
+    shared_scopes,
+)
 
 if TYPE_CHECKING:
     from session_recall_native import Batch, Builder
@@ -137,6 +149,36 @@ class _TombstoneRead:
     asked: frozenset[str] | None  # events' own scopes left out (see `_erased`)
     erased: dict[str, int]
     events_erased: bool = False  # some event was erased on its own (`ANY_EVENT_ERASED`)
+    per_user: bool = False  # every such tombstone has its user's marker (`ALL_MARKED`)
+    users: frozenset[str] = frozenset()  # the user scopes whose markers were asked for
+    marked: frozenset[str] = frozenset()  # those of them that have one
+
+    def answers(self, scopes: "_Scopes") -> bool:
+        """This read holds every tombstone a read for `scopes` would find."""
+        if self.asked is None:  # no tombstone index then: nothing of any scope
+            return True
+        if not self.asked.issuperset(scopes.shared()):
+            return False
+        if not self.events_erased:
+            return True
+        users = scopes.users()
+        return self.per_user and self.users.issuperset(users) and not self.marked & users
+
+
+class _Scopes(Protocol):
+    """The scopes of the events a tombstone read is for."""
+
+    def shared(self) -> frozenset[str]:
+        """Every scope but the events' own: their users', sessions' and contacts'."""
+        ...
+
+    def users(self) -> frozenset[str]:
+        """Their users' scopes."""
+        ...
+
+    def own(self, users: frozenset[str] | None) -> frozenset[str]:
+        """The own scopes of the events of `users` (user scope ids), or of all (None)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -347,6 +389,38 @@ class Writer:
             deadline=deadline,
         )
 
+    def erasures(
+        self, scope_ids: Collection[str], *, deadline: Deadline | None = None
+    ) -> dict[str, int]:
+        """The tombstones of `scope_ids`, read now and in real time: each erased scope
+        with its erasure's instant in nanoseconds (`tombstones.erased_at`)."""
+        self._deadline = deadline
+
+        def read() -> dict[str, int]:
+            if not self._tombstones_seen:
+                if not tombstones.index_exists(self._es(), self._alias):
+                    return {}
+                self._tombstones_seen = True
+            return tombstones.erased_at(self._es(), self._alias, scope_ids, index_seen=True)
+
+        return self._read(read, "read the tombstones")
+
+    def take_back(self, events: Sequence[Event], *, deadline: Deadline | None = None) -> int:
+        """Delete the documents that a write of `events` made: for a caller whose write
+        must be all or nothing, and whose event ids nobody else writes (erasure is how
+        anyone else removes events). Returns how many deletes were refused; 0 means
+        none of `events` is stored any more (once refreshed)."""
+        self._deadline = deadline
+        self._check_layout()
+        actions = [
+            _delete(*_copy_of(document))
+            for event in events
+            if isinstance(document := self.document(event), Document)
+        ]
+        if not actions:
+            return 0
+        return sum(answer.status not in (200, 404) for answer in self._send(actions))
+
     def _prepare(self, submission: Submission) -> _Pending:
         event = submission.event
         item = _Pending(submission, None, scope_ids_of(event))
@@ -362,13 +436,14 @@ class Writer:
         self, event: Event, *, kept: dict[str, Any] | None = None
     ) -> Document | EventResult:
         """`event`'s create action (with the `kept` fields, see `Submission`), or its
-        refusal: metadata that JSON cannot hold, or an action over the chunk's bytes."""
+        refusal: metadata or a payload that JSON cannot hold (named, see `unstorable`),
+        or an action over the chunk's bytes."""
         try:
             document = to_document(event, index=self._partition(event), identity=self._identity)
             if kept:
                 document = document.extended(kept)
-        except TypeError as err:
-            return _rejected(event, f"metadata cannot be stored as JSON: {err}")
+        except TypeError:
+            return _rejected(event, unstorable(event))
         if document.size > self.options.chunk_bytes:
             reason = f"is {document.size} bytes, over the {self.options.chunk_bytes}-byte limit"
             return _rejected(event, f"event {reason}")
@@ -412,7 +487,7 @@ class Writer:
         live = [p for p in chunk if p.result is None]
         if not live:
             return
-        erased = self._erased(lambda: _scopes_of(live), reuse=True)  # (a)
+        erased = self._erased(_ChunkScopes(live), reuse=True)  # (a)
         to_send: list[tuple[_Pending, Document]] = []
         refused: list[tuple[_Copy, int]] = []
         for p in live:
@@ -473,7 +548,7 @@ class Writer:
     def _undo_erased(self, stored: list[tuple[_Pending, Document]]) -> None:
         if not stored:
             return
-        erased = self._erased(lambda: _scopes_of([p for p, _ in stored]))
+        erased = self._erased(_ChunkScopes([p for p, _ in stored]))
         if not erased:
             return
         covered = [entry for entry in stored if _covered(entry[0], erased)]
@@ -496,7 +571,7 @@ class Writer:
         results: dict[int, EventResult] = {}
         if not len(batch):
             return results  # lines all refused or blank: nothing to write
-        erased = self._erased(batch.scopes, reuse=True)  # (a)
+        erased = self._erased(_BatchScopes(batch), reuse=True)  # (a)
         if erased:
             for position in batch.covered(erased):
                 results[position] = _refused(batch.event_id(position), SCOPE_ERASED)
@@ -535,7 +610,7 @@ class Writer:
             position = local if sent is None else sent[local]
             index = orjson.loads(batch.header(position))["create"]["_index"]
             results[position] = self._result(batch.event_id(position), index, response)
-        erased = self._erased(batch.scopes)  # (c)
+        erased = self._erased(_BatchScopes(batch))  # (c)
         if erased:
             covered = [p for p in batch.covered(erased) if p not in results or results[p].stored]
             doomed = [p for p in covered if p not in results]  # created by this write: see (c)
@@ -588,26 +663,27 @@ class Writer:
         except AuthorizationException:
             return None
 
-    def _erased(
-        self, scopes: Callable[[], Collection[str]], *, reuse: bool = False
-    ) -> dict[str, int]:
-        """When each of the `scopes()` with a tombstone was erased. With `reuse`, the
-        last read answers if it is recent enough and asked for every one of them.
+    def _erased(self, scopes: "_Scopes", *, reuse: bool = False) -> dict[str, int]:
+        """When each of the `scopes` with a tombstone was erased. With `reuse`, the
+        last read answers if it is recent enough and holds all a new one would find.
 
-        An event's own scope is asked for only once some event was erased on its own
-        (`ANY_EVENT_ERASED`, asked for every time): until then each chunk would add
-        an id per event to the read, and no read could serve the next chunk."""
+        An event's own scope is asked for only where an event may have been erased on
+        its own: once one was behind the alias (`ANY_EVENT_ERASED`, asked every time),
+        for the events of the users with a marker (`events_marker`); for every event
+        while some event tombstone may lack its user's marker (`ALL_MARKED` absent).
+        So a read costs one id per user, session and contact, not one per event, but
+        for users who had events erased one by one; and it can serve the next chunk."""
         last = self._last_read
         if (
             reuse
             and last is not None
             and time.monotonic() - last.sent_at <= self.options.tombstone_reuse_s
-            and (
-                last.asked is None  # no tombstone index then: nothing of any scope
-                or (not last.events_erased and last.asked.issuperset(shared_scopes(scopes())))
-            )
+            and last.answers(scopes)
         ):
             return last.erased
+
+        def ask(ids: Collection[str]) -> dict[str, int]:
+            return tombstones.erased_at(self._es(), self._alias, ids, index_seen=True)
 
         def read() -> dict[str, int]:
             sent_at = time.monotonic()
@@ -618,19 +694,41 @@ class Writer:
                     return {}
                 self._tombstones_seen = True
             # Gathered only now: without a tombstone index there is nothing to ask.
-            scope_ids = frozenset(scopes())
-            if not scope_ids:
+            shared = scopes.shared()
+            if not shared:
                 return {}
-            shared = shared_scopes(scope_ids)
-            own = scope_ids - shared
-            known = last is not None and last.events_erased
-            asked = shared | {ANY_EVENT_ERASED} | (own if known else frozenset())
-            erased = tombstones.erased_at(self._es(), self._alias, asked, index_seen=True)
+            users = scopes.users()
+            # What the last read found decides what is asked with the rest, in one
+            # request; what this one finds may take a second request, and a third.
+            markers_known = last is not None and last.events_erased and last.per_user
+            every_event = last is not None and last.events_erased and not last.per_user
+            asked = shared | {ANY_EVENT_ERASED, ALL_MARKED}
+            if markers_known:
+                asked |= {events_marker(user) for user in users}
+            own_asked = scopes.own(None) if every_event else frozenset()
+            erased = ask(asked | own_asked)
             events_erased = ANY_EVENT_ERASED in erased
-            if events_erased and not known and own:
-                more = tombstones.erased_at(self._es(), self._alias, own, index_seen=True)
-                erased.update(more)
-            self._last_read = _TombstoneRead(sent_at, shared, erased, events_erased)
+            per_user = ALL_MARKED in erased
+            marked: frozenset[str] = frozenset()
+            own: frozenset[str] = frozenset()
+            if events_erased and per_user:
+                if not markers_known:
+                    erased.update(ask({events_marker(user) for user in users}))
+                marked = frozenset(user for user in users if events_marker(user) in erased)
+                own = scopes.own(marked) if marked else frozenset()
+            elif events_erased:
+                own = scopes.own(None)  # tombstones of a release that wrote no markers
+            if own - own_asked:
+                erased.update(ask(own - own_asked))
+            self._last_read = _TombstoneRead(
+                sent_at,
+                shared,
+                erased,
+                events_erased,
+                per_user,
+                users if events_erased and per_user else frozenset(),
+                marked,
+            )
             return erased
 
         return self._read(read, "read the tombstones")
@@ -782,8 +880,57 @@ def _delete(index: str, doc_id: str, routing: str) -> bulk.Action:
     return {"delete": {"_index": index, "_id": doc_id, "routing": routing}}, None
 
 
-def _scopes_of(items: list[_Pending]) -> set[str]:
-    return {scope for item in items for scope in item.scopes}
+class _ChunkScopes:
+    """The scopes of a chunk's events (`_Scopes`): each event's are its user's first
+    and its own last (`scope_ids_of`)."""
+
+    def __init__(self, items: Sequence[_Pending]) -> None:
+        self._items = items
+
+    @functools.cached_property
+    def _shared(self) -> frozenset[str]:
+        return frozenset(scope for item in self._items for scope in item.scopes[:-1])
+
+    def shared(self) -> frozenset[str]:
+        return self._shared
+
+    @functools.cached_property
+    def _users(self) -> frozenset[str]:
+        return frozenset(item.scopes[0] for item in self._items)
+
+    def users(self) -> frozenset[str]:
+        return self._users
+
+    def own(self, users: frozenset[str] | None) -> frozenset[str]:
+        return frozenset(
+            item.scopes[-1] for item in self._items if users is None or item.scopes[0] in users
+        )
+
+
+class _BatchScopes:
+    """The scopes of a native batch's events (`_Scopes`)."""
+
+    def __init__(self, batch: "Batch") -> None:
+        self._batch = batch
+
+    @functools.cached_property
+    def _shared(self) -> frozenset[str]:
+        return shared_scopes(self._batch.scopes())
+
+    def shared(self) -> frozenset[str]:
+        return self._shared
+
+    @functools.cached_property
+    def _users(self) -> frozenset[str]:
+        return frozenset(self._batch.user_scopes())
+
+    def users(self) -> frozenset[str]:
+        return self._users
+
+    def own(self, users: frozenset[str] | None) -> frozenset[str]:
+        if users is None:
+            return frozenset(self._batch.scopes()) - self._shared
+        return frozenset(self._batch.own_scopes_of(set(users)))
 
 
 U = TypeVar("U")

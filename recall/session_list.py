@@ -1,8 +1,9 @@
 """A user's sessions, listed by the engine: one composite aggregation per page.
 
 Each session comes with its first and last instant and its number of events, in
-session id order. A page asks for one session more than it returns, so `next_after`
-is handed out only when there is a next page; passed back as `after`, it resumes the
+session id order. A page asks for one session more than it returns, so `next_cursor`
+(the last session id served) is handed out only when there is a next page; passed
+back as `cursor`, as every page's next cursor is, it resumes the
 aggregation past the last session served, so a deep page costs what the first does.
 
 The instants are the sort values of each session's first and last event (`top_hits`),
@@ -32,12 +33,12 @@ class SessionSummary(BaseModel):
 
 
 class SessionsPage(BaseModel):
-    """Sessions in session id order; `next_after` is None on the last page."""
+    """Sessions in session id order; `next_cursor` is None on the last page."""
 
     model_config = ConfigDict(frozen=True)
 
     items: list[SessionSummary]
-    next_after: str | None = None
+    next_cursor: str | None = None
 
 
 def _edge(order: str) -> Body:
@@ -72,7 +73,7 @@ def sessions_page(response: Body, size: int) -> SessionsPage:
     )
     items = [_summary(bucket) for bucket in buckets[:size]]
     more = len(buckets) > size
-    return SessionsPage(items=items, next_after=items[-1].session_id if more else None)
+    return SessionsPage(items=items, next_cursor=items[-1].session_id if more else None)
 
 
 def _summary(bucket: dict[str, Any]) -> SessionSummary:
@@ -106,10 +107,10 @@ class SessionLister:
         self.page_size = checked_page_size(page_size)
         self._search_timeout = search_timeout
 
-    def list(self, *, after: str | None = None) -> SessionsPage:
-        """The first page, or the page after the session id `after` (a page's
-        `next_after`). An empty `after` is no `after`."""
-        after = after if after is not None and after.strip() else None
+    def list(self, *, cursor: str | None = None) -> SessionsPage:
+        """The first page, or the page after `cursor` (a page's `next_cursor`: the
+        session id it ended at). An empty `cursor` is none."""
+        after = cursor if cursor is not None and cursor.strip() else None
         size = self.page_size
         body = sessions_body(user_id=self._user_id, size=size + 1, after=after)
         response = transport.search(

@@ -16,6 +16,12 @@ fi
 . .venv/bin/activate
 echo "==> Installing session-recall and its dependencies into .venv"
 python -m pip install --quiet --disable-pip-version-check --upgrade pip
+# This project's distribution is session-recall-es. A `session-recall` distribution here
+# is this checkout under its former name, or an unrelated project of that name on the
+# package index: either ships the same package and command, so it goes first.
+if python -m pip show --quiet session-recall >/dev/null 2>&1; then
+  python -m pip uninstall --quiet --disable-pip-version-check --yes session-recall
+fi
 python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs}]"
 # The indexer's native core (native/, Rust): built when cargo is here, and again only
 # when its sources change; without it the indexer takes its pure-Python path.

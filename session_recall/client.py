@@ -1,5 +1,6 @@
 """Builds the Elasticsearch client every command uses, and checks the server first."""
 
+import re
 import ssl
 from typing import Any
 
@@ -123,6 +124,14 @@ def failover_only(settings: Settings) -> dict[str, Any]:
     }
 
 
+# OpenSSL's words for a peer that answered a ClientHello with something not TLS (a
+# plain HTTP server): the version bytes it read were "HTTP/1.1 4..".
+_NOT_TLS = re.compile(
+    r"WRONG_VERSION_NUMBER|RECORD_LAYER_FAILURE|packet length too long|unknown protocol",
+    re.IGNORECASE,
+)
+
+
 def access_problem(
     err: BaseException, *, needed: tuple[Role, ...] = (), alias: str = "the alias"
 ) -> ConfigurationError | None:
@@ -138,6 +147,12 @@ def access_problem(
         return ConfigurationError(
             f"Elasticsearch refused this to the credentials: {refusal_reason(err)}.",
             hint=role_hint(*(needed or ("admin",))),
+        )
+    if isinstance(err, SSLError) and _NOT_TLS.search(str(err.message)):
+        return ConfigurationError(
+            "Elasticsearch answered the TLS handshake in plain HTTP: the node at that URL "
+            "does not serve https.",
+            hint="Use http:// in ELASTICSEARCH_URL (or --es-url), or turn TLS on at the node.",
         )
     if isinstance(err, SSLError):
         return ConfigurationError(

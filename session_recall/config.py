@@ -3,15 +3,21 @@
 import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from elastic_transport.client_utils import url_to_node_config
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
+# Where `tokens issue` keeps the key serve's own tokens are signed with, under home.
+TOKEN_KEY_FILE = "token.key"
+# HS256 wants a key of at least its hash's size.
+MIN_TOKEN_KEY_BYTES = 32
 
 
 def default_home() -> Path:
@@ -31,9 +37,11 @@ class Settings(BaseSettings):
 
     Read from `ELASTICSEARCH_URL`, `ELASTICSEARCH_API_KEY`, `ELASTICSEARCH_USERNAME`,
     `ELASTICSEARCH_PASSWORD`, `ELASTICSEARCH_CA_CERTS`, `SESSION_RECALL_INDEX`,
-    `SESSION_RECALL_HOME` and `SESSION_RECALL_CURSOR_KEY`. Secrets are `SecretStr`, so
-    they never show in a repr, a log line or an error, and each may come from a file
-    instead, named by its variable with `_FILE` (`ELASTICSEARCH_PASSWORD_FILE`).
+    `SESSION_RECALL_HOME`, `SESSION_RECALL_CURSOR_KEY`, serve's token settings
+    (`SESSION_RECALL_TOKEN_KEY`, `SESSION_RECALL_IDP_*`) and the embedder's. Secrets
+    are `SecretStr`, so they never show in a repr, a log line or an error, and each may
+    come from a file instead, named by its variable with `_FILE`
+    (`ELASTICSEARCH_PASSWORD_FILE`).
     """
 
     # Fields are read from the environment by their aliases alone. populate_by_name lets
@@ -61,6 +69,19 @@ class Settings(BaseSettings):
     index: str = Field(default=DEFAULT_INDEX, alias="SESSION_RECALL_INDEX")
     home: Path = Field(default_factory=default_home, alias="SESSION_RECALL_HOME")
     cursor_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY")
+    # The key of serve's own user tokens, kept apart from the cursor key: a cursor key
+    # that leaks lets one forge cursors, which stay pinned to their user's searches; a
+    # token key that leaks lets one mint a token for any user. Unset: `home/token.key`,
+    # made by the first `tokens issue` (see `token_signing_key`).
+    token_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_TOKEN_KEY")
+    # An identity provider whose tokens serve takes too: its key set, issuer, the
+    # audience its tokens name for serve, the claim that holds the user, and the claim
+    # that holds an ADK app (unset: its tokens name plain users).
+    idp_jwks_url: str | None = Field(default=None, alias="SESSION_RECALL_IDP_JWKS_URL")
+    idp_issuer: str | None = Field(default=None, alias="SESSION_RECALL_IDP_ISSUER")
+    idp_audience: str | None = Field(default=None, alias="SESSION_RECALL_IDP_AUDIENCE")
+    idp_user_claim: str = Field(default="sub", min_length=1, alias="SESSION_RECALL_IDP_USER_CLAIM")
+    idp_app_claim: str | None = Field(default=None, alias="SESSION_RECALL_IDP_APP_CLAIM")
     # Semantic recall (see `session_recall.embedders`): the offline static model by
     # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
     embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
@@ -87,37 +108,45 @@ class Settings(BaseSettings):
 
     # Each secret may come from a file instead (`<VARIABLE>_FILE`, as Docker's secrets
     # give them): a command line, which every local account can read, never needs one.
-    # Read once, here; the path is not kept.
-    password_file: Path | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD_FILE")
-    api_key_file: Path | None = Field(default=None, alias="ELASTICSEARCH_API_KEY_FILE")
-    read_password_file: Path | None = Field(default=None, alias="SESSION_RECALL_READ_PASSWORD_FILE")
-    read_api_key_file: Path | None = Field(default=None, alias="SESSION_RECALL_READ_API_KEY_FILE")
-    cursor_key_file: Path | None = Field(default=None, alias="SESSION_RECALL_CURSOR_KEY_FILE")
-    embeddings_api_key_file: Path | None = Field(
+    # Read once, here (`_secrets_from_files`); the path is not kept.
+    password_secret_file: Path | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD_FILE")
+    api_key_secret_file: Path | None = Field(default=None, alias="ELASTICSEARCH_API_KEY_FILE")
+    read_password_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_READ_PASSWORD_FILE"
+    )
+    read_api_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_READ_API_KEY_FILE"
+    )
+    cursor_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_CURSOR_KEY_FILE"
+    )
+    token_key_secret_file: Path | None = Field(default=None, alias="SESSION_RECALL_TOKEN_KEY_FILE")
+    embeddings_api_key_secret_file: Path | None = Field(
         default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY_FILE"
     )
 
     @model_validator(mode="before")
     @classmethod
     def _secrets_from_files(cls, data: Any) -> Any:
+        """Each `<VARIABLE>_FILE` given, read into `<VARIABLE>`; both given is refused."""
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        for name, field in cls.model_fields.items():
-            if not name.endswith("_file") or field.alias is None:
+        by_alias = {field.alias: name for name, field in cls.model_fields.items() if field.alias}
+        for twin, twin_name in by_alias.items():
+            variable = twin.removesuffix("_FILE")
+            if twin == variable or variable not in by_alias:
                 continue
-            secret = cls.model_fields[name.removesuffix("_file")]
-            assert secret.alias is not None
-            path = data.pop(field.alias, None) or data.pop(name, None)
+            path = data.pop(twin, None) or data.pop(twin_name, None)
             if not path:
                 continue
-            if data.get(secret.alias) or data.get(name.removesuffix("_file")):
+            if data.get(variable) or data.get(by_alias[variable]):
                 raise ConfigurationError(
-                    f"Both {secret.alias} and {field.alias} are set.",
-                    hint=f"Unset one of them ({field.alias}, the file, keeps the secret "
-                    "off command lines and out of the environment).",
+                    f"Both {variable} and {twin} are set.",
+                    hint=f"Unset one of them ({twin}, the file, keeps the secret off command "
+                    "lines and out of the environment).",
                 )
-            data[secret.alias] = read_secret(field.alias, Path(path))
+            data[variable] = read_secret(twin, Path(path))
         return data
 
     @field_validator("elasticsearch_url")
@@ -172,6 +201,7 @@ class Settings(BaseSettings):
                 hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
                 "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
+        _identity_provider(self)
         if _ALIAS.fullmatch(self.index) is None:
             raise ConfigurationError(
                 f"SESSION_RECALL_INDEX (--index): {self.index!r} is not a usable index alias.",
@@ -198,6 +228,27 @@ class Settings(BaseSettings):
         """The key that signs recall cursors (see `load_cursor_key`)."""
         configured = None if self.cursor_key is None else self.cursor_key.get_secret_value()
         return load_cursor_key(self.home, configured)
+
+    def token_signing_key(self, *, create: bool = False) -> bytes | None:
+        """The key of serve's own tokens: `SESSION_RECALL_TOKEN_KEY`, else the one kept
+        in `home/token.key`, made when `create` (None when there is none)."""
+        if self.token_key is not None:
+            return configured_key(
+                self.token_key.get_secret_value(),
+                variable="SESSION_RECALL_TOKEN_KEY",
+                min_bytes=MIN_TOKEN_KEY_BYTES,
+            )
+        path, lost = self.token_key_file, "every token issued before stops working"
+        if create:
+            return kept_key(path, lost=lost)
+        try:
+            return read_key(path, lost=lost)
+        except FileNotFoundError:
+            return None
+
+    @property
+    def token_key_file(self) -> Path:
+        return self.home / TOKEN_KEY_FILE
 
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with the given fields replaced, skipping the ones left at None."""
@@ -241,6 +292,31 @@ def read_secret(variable: str, path: Path) -> str:
             hint="Write the secret into it, on its first line.",
         )
     return secret
+
+
+def _identity_provider(settings: Settings) -> None:
+    """An identity provider is its key set, issuer and audience, all three; its keys
+    come over HTTPS (in the clear, anyone on the way could swap them), or from this
+    host."""
+    values = {
+        "SESSION_RECALL_IDP_JWKS_URL": settings.idp_jwks_url,
+        "SESSION_RECALL_IDP_ISSUER": settings.idp_issuer,
+        "SESSION_RECALL_IDP_AUDIENCE": settings.idp_audience,
+    }
+    missing = [name for name, value in values.items() if not value]
+    given = settings.idp_app_claim or settings.idp_user_claim != "sub"
+    if missing and (len(missing) < len(values) or given):
+        raise ConfigurationError(
+            f"An identity provider needs {', '.join(missing)} too.",
+            hint="Set its JWKS URL, its issuer and the audience its tokens name for serve.",
+        )
+    url = urlsplit(settings.idp_jwks_url or "")
+    local = url.hostname in ("localhost", "127.0.0.1", "::1")
+    if settings.idp_jwks_url and not (url.scheme == "https" or (url.scheme == "http" and local)):
+        raise ConfigurationError(
+            "SESSION_RECALL_IDP_JWKS_URL must be an https:// URL (http:// only on this host).",
+            hint="Give the provider's JWKS URL, e.g. https://idp.example.com/.well-known/jwks.json.",
+        )
 
 
 def settings_problem(err: ValidationError) -> str:

@@ -5,12 +5,14 @@ the index template: its `_meta` and settings. Partitions are made from it on fir
 write, so a value left out on a later `setup` keeps the one chosen before.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from elasticsearch import Elasticsearch, NotFoundError
+from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
+from session_recall.core.index_names import shared_names, tombstone_index
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
     DEFAULT_GRANULARITY,
@@ -30,6 +32,17 @@ class InvalidLayout(SessionRecallError):
     """The layout asked for cannot be made, or would break replays: change the options."""
 
     kind = ErrorKind.CALLER
+
+
+class AliasConflict(SessionRecallError):
+    """The alias could share indices with another alias (by its name, or by an index or
+    template already there): nothing was made; name another alias."""
+
+    kind = ErrorKind.CALLER
+
+
+# Reported by name, up to this many: enough to find them, one line still.
+_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -109,7 +122,11 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     partitions made from then on, and leaves each stored event where it is.
     """
     given = {key: value for key, value in changes.items() if value is not None}
-    exists = client.indices.exists_alias(name=alias)
+    refusal = shared_names(alias)
+    if refusal is not None:
+        raise AliasConflict(refusal, hint=_ANOTHER_NAME)
+    exists = bool(client.indices.exists_alias(name=alias))
+    _refuse_foreign_names(client, alias, exists=exists)
     # No partitioned layout yet: an alias of the single-index layout holds events from
     # before the identity rule was recorded, and keeps theirs so that replays meet them.
     previous = current_layout(client, alias) or Layout(
@@ -130,11 +147,17 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
         settings=layout.settings(),
         meta={META_KEY: layout.granularity, IDENTITY_KEY: layout.identity},
     )
+    new = [n for n in templates.components if not client.cluster.exists_component_template(name=n)]
     for name, body in templates.components.items():
         client.cluster.put_component_template(name=name, **body)
-    client.indices.put_index_template(
-        name=templates.index_template_name, **templates.index_template
-    )
+    try:
+        client.indices.put_index_template(
+            name=templates.index_template_name, **templates.index_template
+        )
+    except BadRequestError as err:
+        for name in new:  # a refused setup leaves nothing behind
+            client.options(ignore_status=404).cluster.delete_component_template(name=name)
+        raise _template_refused(alias, err) from None
     # Another alias's admin may put templates too (Elasticsearch grants them
     # cluster-wide): the partitions are checked to be this alias's alone.
     ownership.check_templates(client, alias)
@@ -145,8 +168,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
 
     legacy: tuple[str, ...] = ()
     if exists:
-        indices = sorted(client.indices.get_alias(name=alias).body)
-        legacy = tuple(i for i in indices if parse_partition(alias, i) is None)
+        legacy = tuple(i for i in _behind(client, alias) if parse_partition(alias, i) is None)
         # Indices made by an earlier release gain the fields added since.
         client.indices.put_mapping(index=alias, **mapping_update())
         if "replicas" in given:
@@ -160,18 +182,80 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     )
 
 
-def _partitions(client: Elasticsearch, alias: str) -> list[str]:
-    if not client.indices.exists_alias(name=alias):
+_ANOTHER_NAME = (
+    "Name another alias (--index, SESSION_RECALL_INDEX): no dash before a digit "
+    "(ev_2026 rather than ev-2026), not ending in -tombstones."
+)
+
+
+def _refuse_foreign_names(client: Elasticsearch, alias: str, *, exists: bool) -> None:
+    """Refuse, before anything is made, an alias whose names are taken: by an index of
+    that very name, by indices its template would take in that are not its own (another
+    alias's, made before names were checked), or by an alias holding its tombstones'."""
+    if not exists and client.indices.exists(index=alias):
+        raise AliasConflict(
+            f"{alias!r} is the name of an index, so it cannot be an alias.",
+            hint=_ANOTHER_NAME,
+        )
+    tombstones = tombstone_index(alias)
+    if client.indices.exists_alias(name=tombstones):
+        raise AliasConflict(
+            f"{tombstones!r}, the name of {alias!r}'s tombstone index, is an alias already.",
+            hint=_ANOTHER_NAME,
+        )
+    found = client.indices.get_alias(
+        index=index_patterns(alias),
+        expand_wildcards="all",
+        allow_no_indices=True,
+        ignore_unavailable=True,
+    ).body
+    foreign = sorted(index for index, held in found.items() if alias not in held["aliases"])
+    if foreign:
+        shown = ", ".join(foreign[:_SHOWN]) + (", ..." if len(foreign) > _SHOWN else "")
+        raise AliasConflict(
+            f"{len(foreign)} index(es) not behind {alias!r} have names of its partitions "
+            f"({shown}): {alias!r} would take them in.",
+            hint=_ANOTHER_NAME,
+        )
+
+
+def _template_refused(alias: str, err: BadRequestError) -> AliasConflict:
+    """Elasticsearch's refusal of the index template, in one line: most likely another
+    template of the same priority matching the same names (made before names were
+    checked)."""
+    body = err.body if isinstance(err.body, dict) else {}
+    reason = str(body.get("error", {}).get("reason") or err.message)
+    others = re.search(r"existing templates \[([^\]]*)\]", reason)
+    if others is None:
+        return AliasConflict(f"Elasticsearch refused {alias!r}'s index template: {reason}")
+    return AliasConflict(
+        f"The index template(s) {others[1]} match names of {alias!r}'s partitions too.",
+        hint=_ANOTHER_NAME,
+    )
+
+
+def _behind(client: Elasticsearch, alias: str) -> list[str]:
+    """The indices behind `alias`, none when there is no such alias."""
+    try:
+        return sorted(client.indices.get_alias(name=alias).body)
+    except NotFoundError:
         return []
-    indices = client.indices.get_alias(name=alias).body
-    return sorted(i for i in indices if parse_partition(alias, i) is not None)
+
+
+def _partitions(client: Elasticsearch, alias: str) -> list[str]:
+    return [i for i in _behind(client, alias) if parse_partition(alias, i) is not None]
 
 
 def uninstall(client: Elasticsearch, alias: str) -> None:
     """Delete every index of `alias` (its partitions, the single-index layout's, the
-    tombstones) and its templates: what a test or a benchmark made, gone."""
-    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+    tombstones) and its templates: what a test or a benchmark made, gone. Only its own:
+    never `<alias>-*`, which holds the indices of an alias named `<alias>-x`."""
     lenient = client.options(ignore_status=404)
+    client.indices.delete(
+        index=[*_behind(client, alias), *index_patterns(alias), tombstone_index(alias)],
+        ignore_unavailable=True,
+        allow_no_indices=True,
+    )
     lenient.indices.delete_index_template(name=alias)
     for part in COMPONENTS:
         lenient.cluster.delete_component_template(name=f"{alias}-{part}")

@@ -56,8 +56,10 @@ def es(es_url: str) -> Iterator[Elasticsearch]:
 
 
 def _unique_alias(request: pytest.FixtureRequest) -> str:
-    stem = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")[-30:]
-    return f"t-{stem}-{uuid.uuid4().hex[:8]}"
+    """`t-<the test's name>_<random>`, words joined by `_`: `setup` refuses a dash
+    before a digit (`core.index_names`), which a parameter or the random part may hold."""
+    stem = re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[-30:].lstrip("_0123456789")
+    return f"t-{stem}_{uuid.uuid4().hex[:8]}"
 
 
 def _drop(es: Elasticsearch, alias: str) -> None:

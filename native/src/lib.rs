@@ -12,7 +12,7 @@
 mod json;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -392,6 +392,42 @@ impl Batch {
     /// Every scope id of the batch's events, each once.
     fn scopes(&self) -> Vec<String> {
         self.scope_names.clone()
+    }
+
+    /// The user scope id of every document (its first scope), each once.
+    fn user_scopes(&self) -> Vec<String> {
+        let mut seen = vec![false; self.scope_names.len()];
+        let mut out = Vec::new();
+        for fixed in &self.scopes {
+            let user = fixed[0] as usize;
+            if !seen[user] {
+                seen[user] = true;
+                out.push(self.scope_names[user].clone());
+            }
+        }
+        out
+    }
+
+    /// The own scope ids (`scope.EVENT_PREFIX`) of the documents whose user scope is
+    /// one of `users`, each once: what the writer asks for where events of those users
+    /// were erased one by one, and for no other document.
+    fn own_scopes_of(&self, users: HashSet<String>) -> Vec<String> {
+        let wanted: Vec<bool> = self.scope_names.iter().map(|n| users.contains(n)).collect();
+        let mut seen = vec![false; self.scope_names.len()];
+        let mut out = Vec::new();
+        for (fixed, &count) in self.scopes.iter().zip(&self.scope_counts) {
+            if !wanted[fixed[0] as usize] {
+                continue;
+            }
+            for &scope in &fixed[1..count as usize] {
+                let scope = scope as usize;
+                if !seen[scope] && self.scope_names[scope].starts_with("ev-") {
+                    seen[scope] = true;
+                    out.push(self.scope_names[scope].clone());
+                }
+            }
+        }
+        out
     }
 
     /// Every partition the batch writes to, each once.

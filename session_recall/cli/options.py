@@ -4,6 +4,7 @@ The default and the bounds are written once, in the library's model; `--help` sh
 that default, and a value out of bounds is a usage error that names the flag.
 """
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -33,13 +34,23 @@ def page_size_option(default: int, help: str) -> Callable[[F], F]:
 
 def build(model: type[M], flags: Mapping[str, tuple[str, Any]]) -> M:
     """`model` from the flags that were given: `{field: (flag, value)}`."""
-    given = {field: value for field, (_flag, value) in flags.items() if value is not None}
+    given = {field: value for field, (_option, value) in flags.items() if value is not None}
     try:
         return model(**given)
     except ValidationError as err:
         problem = err.errors(include_input=False, include_url=False)[0]
-        flag = flags[str(problem["loc"][0])][0]
-        raise click.BadParameter(str(problem["msg"]), param_hint=flag) from None
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if not problem["loc"]:  # a rule between fields: each named by its flag
+            for field, (option, _value) in flags.items():
+                message = re.sub(rf"\b{field}\b", option, message)
+            raise click.UsageError(message) from None
+        option = flags[str(problem["loc"][0])][0]
+        raise click.BadParameter(message, param_hint=option) from None
+
+
+def flag(field: str) -> str:
+    """The flag of a model's field: `--max-body-bytes` for `max_body_bytes`."""
+    return f"--{field.replace('_', '-')}"
 
 
 def limit_options(*names: str) -> Callable[[F], F]:
@@ -53,7 +64,7 @@ def limit_options(*names: str) -> Callable[[F], F]:
                 continue
             kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
             func = click.option(
-                f"--{name.replace('_', '-')}",
+                flag(name),
                 name,
                 type=kind,
                 default=field.default,

@@ -11,7 +11,12 @@ from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import compaction
-from session_recall.indexer.layout import StoredIndex, delete_partitions, ending_before
+from session_recall.indexer.layout import (
+    StoredIndex,
+    delete_partitions,
+    ending_before,
+    require_alias,
+)
 from session_recall.indexer.layout import stored_indices as list_stored
 from session_recall.indexer.migration import DEFAULT_PAGE, MoveSummary, move, plan
 
@@ -26,10 +31,8 @@ def partitions(app: AppContext) -> None:
     Example:
       session-recall partitions
     """
+    require_alias(app.client, app.settings.index)
     stored = list_stored(app.client, app.settings.index)
-    if not stored:
-        click.echo(f"No index behind {app.settings.index!r}; run `session-recall setup`.")
-        return
     click.echo(_row("index", "from", "until", "events", "size"))
     for item in stored:
         click.echo(_line(item))
@@ -55,6 +58,7 @@ def prune(app: AppContext, before: str, yes: bool) -> None:
       session-recall prune --before 2025-01-01 --yes    # delete it
     """
     cutoff = _instant(before)
+    require_alias(app.client, app.settings.index)
     doomed = ending_before(list_stored(app.client, app.settings.index), cutoff)
     events = sum(item.docs for item in doomed)
     for item in doomed:
@@ -92,10 +96,8 @@ def compact(app: AppContext, before: str | None, dry_run: bool) -> None:
     """
     client, alias = app.client, app.settings.index
     cutoff = Instant.now() if before is None else _instant(before)
+    require_alias(client, alias)
     planned = compaction.plan(client, alias, before=cutoff)
-    if not planned.indices:
-        click.echo(f"No index behind {alias!r}; run `session-recall setup`.")
-        return
     already = f"{planned.compact_already} already in one segment"
     if not planned.to_merge:
         click.echo(f"Nothing to merge: {already}.")

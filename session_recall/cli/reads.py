@@ -15,13 +15,13 @@ from session_recall.recall import DEFAULT_PAGE_SIZE, RecallPage, Searchers, Sess
 
 @click.command("sessions")
 @click.option("--user", required=True, help="The user whose sessions are listed.")
-@click.option("--after", help="List the sessions after this one (next_after of a page).")
+@click.option("--cursor", help="The next page: a page's next_cursor (or the `More:` line's).")
 @click.option(
     "--page-size", type=int, show_default=str(DEFAULT_PAGE_SIZE), help="Sessions per page."
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-    help="text: a line per session; json: the typed page with next_after.",
+    help="text: a line per session; json: the typed page with next_cursor.",
 )  # fmt: skip
 @click.option(
     "--show-query", is_flag=True, help="Print the Elasticsearch request instead of running it."
@@ -30,7 +30,7 @@ from session_recall.recall import DEFAULT_PAGE_SIZE, RecallPage, Searchers, Sess
 def sessions(
     app: AppContext,
     user: str,
-    after: str | None,
+    cursor: str | None,
     page_size: int | None,
     fmt: str,
     show_query: bool,
@@ -44,7 +44,7 @@ def sessions(
     """
 
     def run(searchers: Searchers) -> SessionsPage:
-        return searchers.sessions(user_id=user, page_size=page_size).list(after=after)
+        return searchers.sessions(user_id=user, page_size=page_size).list(cursor=cursor)
 
     page = fetch(app, run, show_query=show_query)
     if page is None:
@@ -53,14 +53,14 @@ def sessions(
         click.echo(page.model_dump_json(indent=2))
         return
     if not page.items:
-        click.echo(f"No sessions of user {user!r}" + (f" after {after!r}." if after else "."))
+        click.echo(f"No sessions of user {user!r}" + (f" after {cursor!r}." if cursor else "."))
         return
     click.echo("session\tfirst\tlast\tevents")
     for item in page.items:
         first, last = item.first.isoformat(), item.last.isoformat()
         click.echo(f"{item.session_id}\t{first}\t{last}\t{item.events}")
-    if page.next_after is not None:
-        more = f"--user {shlex.quote(user)} --after {shlex.quote(page.next_after)}"
+    if page.next_cursor is not None:
+        more = f"--user {shlex.quote(user)} --cursor {shlex.quote(page.next_cursor)}"
         click.echo(f"More: session-recall sessions {more}", err=True)
 
 

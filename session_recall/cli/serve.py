@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from pydantic import ValidationError
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.cli.options import limit_options
+from session_recall.cli.options import build, flag, limit_options
 from session_recall.cli.secret_options import secret_options
 from session_recall.config import read_secret
 from session_recall.http.limits import ServeLimits
@@ -37,8 +36,45 @@ from session_recall.indexer import REFRESH_POLICIES, Refresh
 @secret_options(
     "token",
     envvar="SESSION_RECALL_TOKEN",
-    what="bearer token",
-    help="Bearer token required on every request but the probes",
+    what="operator's bearer token",
+    help="The operator's bearer token, which reaches every user with every action",
+)
+@click.option(
+    "--idp-jwks-url",
+    envvar="SESSION_RECALL_IDP_JWKS_URL",
+    show_envvar=True,
+    metavar="URL",
+    help="An identity provider's key set (JWKS): serve takes the tokens it signs, too. "
+    "Needs --idp-issuer and --idp-audience.",
+)
+@click.option(
+    "--idp-issuer",
+    envvar="SESSION_RECALL_IDP_ISSUER",
+    show_envvar=True,
+    metavar="ISSUER",
+    help="The `iss` the identity provider's tokens must carry.",
+)
+@click.option(
+    "--idp-audience",
+    envvar="SESSION_RECALL_IDP_AUDIENCE",
+    show_envvar=True,
+    metavar="AUDIENCE",
+    help="The `aud` its tokens must name for this serve.",
+)
+@click.option(
+    "--idp-user-claim",
+    envvar="SESSION_RECALL_IDP_USER_CLAIM",
+    show_envvar=True,
+    metavar="CLAIM",
+    help="The claim of its tokens that holds the user.  [default: sub]",
+)
+@click.option(
+    "--idp-app-claim",
+    envvar="SESSION_RECALL_IDP_APP_CLAIM",
+    show_envvar=True,
+    metavar="CLAIM",
+    help="The claim of its tokens that holds an ADK app; a token with it reaches that app's "
+    "user alone.",
 )
 @click.option(
     "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
@@ -69,6 +105,11 @@ def serve(
     refresh: Refresh,
     log_level: str,
     enrich: bool,
+    idp_jwks_url: str | None,
+    idp_issuer: str | None,
+    idp_audience: str | None,
+    idp_user_claim: str | None,
+    idp_app_claim: str | None,
     **limits: Any,
 ) -> None:
     """Serve the HTTP API: POST /v1/events, the DELETE erasure endpoints, the recall
@@ -77,28 +118,45 @@ def serve(
     says so). Every answer comes within a deadline, and what clients may hold
     (connections, bodies, events) is bounded: see the options below.
 
+    Callers show a token: the operator's (SESSION_RECALL_TOKEN, every user), or one
+    bound to one user, from `session-recall tokens issue` or an identity provider
+    (--idp-*). With none configured, every caller reaches every user: serve says so.
+
     \b
     Example:
       SESSION_RECALL_TOKEN=... session-recall serve --port 8080
     """
     from session_recall.http import create_app
+    from session_recall.http.auth import user_tokens
     from session_recall.http.server import run
 
     if token_file is not None:
         token = _token_from(token_file, given=token)
-    try:
-        bounds = ServeLimits(**limits)
-    except ValidationError as err:
-        raise click.UsageError(str(err.errors()[0]["msg"])) from None
+    bounds = build(ServeLimits, {name: (flag(name), value) for name, value in limits.items()})
 
-    if not token and not _is_loopback(host):
+    settings = app.settings.with_overrides(
+        idp_jwks_url=idp_jwks_url,
+        idp_issuer=idp_issuer,
+        idp_audience=idp_audience,
+        idp_user_claim=idp_user_claim,
+        idp_app_claim=idp_app_claim,
+    )
+    tokens = user_tokens(settings)
+    if not token and tokens is None:
+        who = "every local process" if _is_loopback(host) else f"anyone who can reach {host}"
         click.echo(
-            f"Warning: serving on {host} without a token; anyone who can reach it can "
-            "write and erase events. Set SESSION_RECALL_TOKEN.",
+            f"Warning: serving without any token: {who} can read, write and erase every "
+            "user's events. Set SESSION_RECALL_TOKEN, or issue tokens bound to one user "
+            "with `session-recall tokens issue`.",
             err=True,
         )
     web = create_app(
-        app.settings, token=token or None, refresh=refresh, limits=bounds, enrich=enrich
+        settings,
+        token=token or None,
+        tokens=tokens,
+        refresh=refresh,
+        limits=bounds,
+        enrich=enrich,
     )
     run(web, host=host, port=port, limits=bounds, log_level=log_level)
 

@@ -7,26 +7,17 @@ so two different values always give two different texts.
 """
 
 import hashlib
-import json
 from typing import Any
 
-import orjson
+from session_recall.core import strict_json
 
 
 def canonical(value: Any) -> bytes:
     """The one text of `value`: compact JSON, UTF-8, no ASCII escaping, keys sorted,
     exactly as `json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-    sort_keys=True)` writes it.
-
-    orjson writes the same bytes for strings, integers, null, lists and dicts, several
-    times faster (a unit test holds the two equal); what it refuses (lone surrogates,
-    integers past 64 bits, tuple subclasses) the standard library encodes.
+    sort_keys=True)` writes it (`strict_json.dumps`; a unit test holds the two equal).
     """
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        return text.encode("utf-8", "surrogatepass")
+    return strict_json.dumps(value, sort_keys=True)
 
 
 def digest(value: Any) -> str:

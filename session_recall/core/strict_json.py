@@ -8,14 +8,20 @@
   levels and Python's parser stops at its recursion limit, so deeper values could
   neither be checked nor stored.
 
-orjson parses first: it is several times faster, and what it refuses (integers past 64
-bits, invalid UTF-8) the client could not send on anyway. Duplicate keys are looked
-for only when the text is not exactly orjson's own rendering of the value: a text that
-is (any compact producer's) holds each key once, since a dropped duplicate would make
-the rendering shorter than the text.
+orjson parses first: it is several times faster. Duplicate keys are looked for only
+when the text is not exactly orjson's own rendering of the value: a text that is (any
+compact producer's) holds each key once, since a dropped duplicate would make the
+rendering shorter than the text.
+
+An integer beyond 64 bits is kept exact: orjson would read it as the nearest float
+(`18446744073709551616` as `1.8446744073709552e+19`), so a text with a number of 19
+digits or more, where such an integer can be, is read again by Python's parser, which
+keeps every integer as it is. Whatever stores the value then refuses it by name
+(`writer`): no JSON reader downstream (Elasticsearch's, the client's) keeps it exact.
 """
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -25,6 +31,10 @@ BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 200
 _TOO_DEEP = f"the value nests more than {MAX_DEPTH} levels deep"
 _CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union per call
+# Where an integer orjson cannot hold may be: 19 digits reach below -2**63, 20 past 2**64,
+# where a number starts (the text's start, or after `:`, `[` or `,`). A string's digits
+# rarely match (an id as `"1234567890123456789"` does not), and cost only a slower parse.
+_LONG_DIGITS = re.compile(rb"(?:^|[:\[,])\s*-?\d{19}")
 
 
 class InvalidJson(ValueError):
@@ -44,6 +54,12 @@ def loads(data: bytes) -> Any:
         if "depth limit" in str(err):
             raise InvalidJson(_TOO_DEEP) from None
         raise InvalidJson(str(err)) from None
+    if _LONG_DIGITS.search(data) is not None:
+        # Keys checked on the way, and the value is Python's: its integers exact.
+        value = _python_loads(data)
+        if isinstance(value, _CONTAINERS) and _depth(value) > MAX_DEPTH:
+            raise InvalidJson(_TOO_DEEP)
+        return value
     # Whitespace around the value holds no key: a line's `\r`, say, changes nothing.
     if isinstance(value, _CONTAINERS):
         try:
@@ -51,13 +67,19 @@ def loads(data: bytes) -> Any:
         except orjson.JSONEncodeError:  # orjson's own nesting limit (254 levels)
             raise InvalidJson(_TOO_DEEP) from None
         if rendered != data and rendered != data.strip():
-            try:
-                json.loads(data, object_pairs_hook=_unique)
-            except RecursionError:
-                raise InvalidJson(_TOO_DEEP) from None
+            _python_loads(data)
         if rendered.count(b"[") + rendered.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
             raise InvalidJson(_TOO_DEEP)
     return value
+
+
+def _python_loads(data: bytes) -> Any:
+    """`data` read by Python's parser, a key given twice refused: text orjson took, so
+    valid JSON (Python's would also take `NaN`, which orjson refused before)."""
+    try:
+        return json.loads(data, object_pairs_hook=_unique)
+    except RecursionError:
+        raise InvalidJson(_TOO_DEEP) from None
 
 
 def _depth(value: Any) -> int:
@@ -80,3 +102,15 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise InvalidJson(f"the key {key!r} is given twice")
         value[key] = item
     return value
+
+
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+    """Compact UTF-8 JSON of `value`, exactly as `json.dumps(value, ensure_ascii=False,
+    separators=(",", ":"), sort_keys=sort_keys)` writes it: by orjson, several times
+    faster, or by the standard library for what orjson refuses (lone surrogates,
+    integers past 64 bits, tuple subclasses)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    except TypeError:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+        return text.encode("utf-8", "surrogatepass")

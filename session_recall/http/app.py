@@ -1,11 +1,13 @@
 """The ASGI app: route groups composed onto one Starlette application.
 
 A route group brings its routes, its OpenAPI paths and models, optionally a lifespan
-(the events group runs its batcher there), and the paths it leaves open without the
-token (the probes). `default_groups()` are the sidecar's: health, events, erasure and
-recall. An application adds its own with `create_app(settings, groups=[*default_groups(),
-my_group])`; a test builds an app of the one group it needs. Every error answer, the
-app's own 404 and 405 included, has the shape of `http.errors`.
+(the events group runs its batcher there), the paths it leaves open without a token
+(the probes), and what a token bound to one user needs to reach each of its routes
+(`http.auth.Needs`; a route without is the operator token's alone). `default_groups()`
+are the sidecar's: health, events, erasure and recall. An application adds its own
+with `create_app(settings, groups=[*default_groups(), my_group])`; a test builds an app
+of the one group it needs. Every error answer, the app's own 404 and 405 included, has
+the shape of `http.errors`.
 """
 
 import contextlib
@@ -26,14 +28,15 @@ from starlette.routing import BaseRoute, Route
 from session_recall import __version__
 from session_recall.client import failover_only, make_client
 from session_recall.config import Settings
-from session_recall.http.auth import BearerAuth
+from session_recall.http.auth import Needs, TokenAuth, user_tokens
 from session_recall.http.bodies import InflightBytes
 from session_recall.http.errors import json_error
 from session_recall.http.lanes import Lanes
 from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
-from session_recall.http.paths import RefuseEncodedSlash
+from session_recall.http.paths import PathIds
 from session_recall.indexer import Refresh
+from session_recall.security.tokens import UserTokens
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class RouteGroup:
     lifespan: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None = None
     # Paths reachable without the bearer token (probes).
     open_paths: frozenset[str] = frozenset()
+    # What a signed token needs to reach each route, by (path, method): a route
+    # missing here takes the operator token alone (`http.auth`).
+    needs: Mapping[tuple[str, str], Needs] = field(default_factory=dict)
 
 
 GroupFactory = Callable[[Services], RouteGroup]
@@ -99,6 +105,7 @@ def create_app(
     read_client: Elasticsearch | None = None,
     groups: Sequence[GroupFactory] | None = None,
     token: SecretStr | str | None = None,
+    tokens: UserTokens | None = None,
     refresh: Refresh = "false",
     limits: ServeLimits | None = None,
     enrich: bool = True,
@@ -106,12 +113,15 @@ def create_app(
     """The sidecar's app. Without `client`, the writes and each lane get a client of
     their own, made from `settings` (and closed at shutdown); with one (tests), they
     share it, and `read_client`, when given, runs the searches. `token`, when set, is
-    required as `Authorization: Bearer ...` on every path but the probes and the
-    OpenAPI document; `refresh="wait_for"` makes `POST /v1/events` answer once the
+    the operator token; `tokens` are the signed tokens bound to one user that serve
+    takes (default: those `settings` configure, see `http.auth.user_tokens`). With
+    either, `Authorization: Bearer ...` is required on every path but the probes and
+    the OpenAPI document. `refresh="wait_for"` makes `POST /v1/events` answer once the
     events are searchable, unless a request says `?refresh=false`. `limits` bound
     what clients may hold and how long anything may take. With `enrich`, the events
     endpoint enriches what it stores in the background (`indexer.enrichment`)."""
     limits = limits or ServeLimits()
+    tokens = tokens or user_tokens(settings)
     owns_client = client is None
     if client is None:
         # The writer retries within the write deadline; the client's own retries would
@@ -138,7 +148,7 @@ def create_app(
         version=__version__,
         paths={path: item for group in built for path, item in group.paths.items()},
         models=[model for group in built for model in group.models],
-        bearer=token is not None,
+        bearer=bool(token or tokens),
     )
 
     async def openapi(_request: Request) -> JSONResponse:
@@ -157,15 +167,29 @@ def create_app(
 
     secret = token.get_secret_value() if isinstance(token, SecretStr) else token
     open_paths = frozenset({OPENAPI_PATH}).union(*(group.open_paths for group in built))
-    middleware = [Middleware(RefuseEncodedSlash)]
-    if secret:
-        middleware.append(Middleware(BearerAuth, token=secret, open_paths=open_paths))
     routes: list[BaseRoute] = [Route(OPENAPI_PATH, openapi, methods=["GET"])]
     routes += [route for group in built for route in group.routes]
+    middleware = [Middleware(PathIds)]
+    if secret or tokens:
+        needs = {key: need for group in built for key, need in group.needs.items()}
+        middleware.append(
+            Middleware(
+                TokenAuth,
+                operator=secret or None,
+                tokens=tokens,
+                open_paths=open_paths,
+                routes=routes,
+                needs=needs,
+            )
+        )
     handlers = {HTTPException: _no_route, ClientDisconnect: _client_gone}
-    return Starlette(
+    app = Starlette(
         routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers
     )
+    # A path with a trailing slash is another path (404, in the error shape), not an
+    # empty 307 to the path without it.
+    app.router.redirect_slashes = False
+    return app
 
 
 async def _no_route(request: Request, exc: Exception) -> Response:
@@ -174,7 +198,8 @@ async def _no_route(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.url.path[:200]
     if exc.status_code == 404:
-        return json_error(404, f"There is no endpoint at {path}.", _SEE_DOCUMENT)
+        slash = "No path ends with '/'. " if len(path) > 1 and path.endswith("/") else ""
+        return json_error(404, f"There is no endpoint at {path}.", slash + _SEE_DOCUMENT)
     allowed = (exc.headers or {}).get("Allow")
     if exc.status_code == 405 and allowed:
         message = f"{request.method} is not allowed on {path}; {allowed} is."

@@ -9,16 +9,19 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import NoOptions, read_query
 from session_recall.indexer import ErasureResult, Scope, erase
 from session_recall.indexer.deadline import Deadline
+from session_recall.recall.scope import required
+from session_recall.security.tokens import Action
 
 ROUTES = {
     "/v1/users/{user}": lambda p: Scope.user(p["user"]),
@@ -40,9 +43,14 @@ def erasure_group(services: Services) -> RouteGroup:
             if isinstance(options, Response):
                 return options
             try:
-                scope = make_scope(request.path_params)
-            except ValidationError as err:
-                return json_error(400, f"Invalid scope: {err.errors()[0]['msg']}")
+                # Each id checked as the reads and the tools check theirs: 422, named.
+                ids = {k: required(f"{k}_id", v) for k, v in request.path_params.items()}
+                scope = make_scope(ids)
+            except SessionRecallError as err:
+                return error_response(err)
+            except ValidationError as err:  # a rule of the scope's own, past those
+                problem = err.errors(include_url=False)[0]
+                return json_error(422, f"{problem['loc'][0]} {problem['msg']}.")
             deadline = Deadline.after(lane.deadline)
             try:
                 result = await lane.run(
@@ -59,9 +67,10 @@ def erasure_group(services: Services) -> RouteGroup:
         return {"delete": {"parameters": path_parameters(path), **_OPERATION}}
 
     return RouteGroup(
-        routes=[Route(path, endpoint(make), methods=["DELETE"]) for path, make in ROUTES.items()],
+        routes=[route(path, endpoint(make), ["DELETE"]) for path, make in ROUTES.items()],
         paths={path: operation(path) for path in ROUTES},
         models=[(ErasureResult, "serialization")],
+        needs={(path, "DELETE"): Needs(Action.ERASE) for path in ROUTES},
     )
 
 
@@ -77,8 +86,10 @@ _OPERATION: dict[str, Any] = {
             "description": "Removed; `removed` counts the events deleted",
             "content": {"application/json": {"schema": ref(ErasureResult)}},
         },
-        "400": error_spec("An id in the path is empty, too long, or holds a slash"),
+        "400": error_spec("An id in the path is not UTF-8 once percent-decoded"),
         "401": error_spec("The bearer token is missing or wrong"),
+        "403": FORBIDDEN,
+        "422": error_spec("An id in the path is empty or too long; the error names it"),
         "500": error_spec("Elasticsearch refused the erasure; the hint says why"),
         "503": error_spec(
             "Elasticsearch unavailable, the alias not set up, or the erasure not finished "

@@ -1,10 +1,10 @@
 """The basic reads over HTTP, without a keyword: a user's sessions, a session's events.
 
-    GET /v1/users/{user}/sessions?after=S&page_size=N
+    GET /v1/users/{user}/sessions?cursor=C&page_size=N
     GET /v1/users/{user}/sessions/{session}/events?cursor=C&page=P&page_size=N
 
-Both answer a typed page (JSON), paged in the engine: `next_after` and `next_cursor`
-ask for the next page.
+Both answer a typed page (JSON), paged in the engine: its `next_cursor`, passed as
+`cursor`, asks for the next page.
 """
 
 from collections.abc import Awaitable, Callable
@@ -13,14 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import read_query
 from session_recall.recall import RecallPage, Searchers, SessionsPage
+from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for
 
 SESSIONS = "/v1/users/{user}/sessions"
@@ -30,7 +32,7 @@ EVENTS = "/v1/users/{user}/sessions/{session}/events"
 class SessionsOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    after: str | None = None
+    cursor: str | None = None
     # Unset: the lister's default page size; it checks the bounds.
     page_size: int | None = None
 
@@ -72,7 +74,7 @@ def reads_group(services: Services) -> RouteGroup:
         return call
 
     def sessions(s: Searchers, p: dict[str, str], o: SessionsOptions) -> SessionsPage:
-        return s.sessions(user_id=p["user"], page_size=o.page_size).list(after=o.after)
+        return s.sessions(user_id=p["user"], page_size=o.page_size).list(cursor=o.cursor)
 
     def events(s: Searchers, p: dict[str, str], o: EventsOptions) -> RecallPage:
         searcher = s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
@@ -80,8 +82,8 @@ def reads_group(services: Services) -> RouteGroup:
 
     return RouteGroup(
         routes=[
-            Route(SESSIONS, endpoint(SessionsOptions, sessions), methods=["GET"]),
-            Route(EVENTS, endpoint(EventsOptions, events), methods=["GET"]),
+            route(SESSIONS, endpoint(SessionsOptions, sessions), ["GET"]),
+            route(EVENTS, endpoint(EventsOptions, events), ["GET"]),
         ],
         paths={
             SESSIONS: _operation(
@@ -90,7 +92,7 @@ def reads_group(services: Services) -> RouteGroup:
                 SessionsPage,
                 "List a user's sessions",
                 "A user's sessions, in session id order, with their first and last "
-                "instant and number of events; `next_after`, passed as `after`, gives "
+                "instant and number of events; `next_cursor`, passed as `cursor`, gives "
                 "the next page.",
             ),
             EVENTS: _operation(
@@ -103,6 +105,7 @@ def reads_group(services: Services) -> RouteGroup:
             ),
         },
         models=[(SessionsPage, "serialization"), (RecallPage, "serialization")],
+        needs={(SESSIONS, "GET"): Needs(Action.READ), (EVENTS, "GET"): Needs(Action.READ)},
     )
 
 
@@ -121,6 +124,7 @@ def _operation(
                 },
                 "400": error_spec("A query parameter is unknown or cannot be read."),
                 "401": error_spec("The bearer token is missing or wrong."),
+                "403": FORBIDDEN,
                 "422": error_spec("A page size, page or cursor is out of bounds or foreign."),
                 "500": error_spec("Elasticsearch refused the search; the hint says why."),
                 "503": error_spec(

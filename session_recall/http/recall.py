@@ -19,15 +19,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
 
 from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.app import RouteGroup, Services
+from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
+from session_recall.http.paths import route
 from session_recall.http.query import read_query
 from session_recall.recall import (
     CrossConversationSettings,
@@ -38,6 +39,7 @@ from session_recall.recall import (
 )
 from session_recall.recall.cross_conversation_settings import MAX_LOOKBACK_DAYS
 from session_recall.recall.pager import MAX_PAGE_SIZE
+from session_recall.security.tokens import Action
 from session_recall.tools import (
     TOOLS,
     BoundTool,
@@ -194,13 +196,14 @@ def recall_group(services: Services) -> RouteGroup:
         return call
 
     return RouteGroup(
-        routes=[Route(path, endpoint(spec), methods=["POST"]) for path, spec in ENDPOINTS.items()],
+        routes=[route(path, endpoint(spec), ["POST"]) for path, spec in ENDPOINTS.items()],
         paths={path: _operation(path, spec) for path, spec in ENDPOINTS.items()},
         models=[
             *((TOOLS[spec.tool].arguments, "validation") for spec in ENDPOINTS.values()),
             (RecallPage, "serialization"),
             (MemorySearchResult, "serialization"),
         ],
+        needs={(path, "POST"): Needs(Action.READ) for path in ENDPOINTS},
     )
 
 
@@ -239,6 +242,7 @@ def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
                 },
                 "400": error_spec("The query string or the body cannot be read."),
                 "401": error_spec("The bearer token is missing or wrong."),
+                "403": FORBIDDEN,
                 "415": error_spec("The body is not application/json."),
                 "422": {
                     "description": "The tool arguments (or the scope in the path) are invalid: "

@@ -6,7 +6,8 @@
   trickles its headers;
 - an idle keep-alive connection is closed after `idle_timeout` (uvicorn's own);
 - a request's line and headers take at most `MAX_HEAD_BYTES` (h11's own bound, kept
-  on httptools, whose llhttp has none), else 400 and the connection is closed;
+  on httptools, whose llhttp has none), else 400 and the connection is closed; that
+  400, as every refusal of the parser, has the JSON error shape;
 - past `max_connections`, a new connection gets 503 and is closed at once, and the
   open-files limit is raised to fit them, so accepting never fails with "Too many
   open files" (the body timeout and the bytes held are the app's: `bodies`);
@@ -110,6 +111,14 @@ def bounded_protocol(
     late = _raw_response(
         408, {"error": f"No complete request headers within {header_timeout:g} s."}
     )
+    too_long = _raw_response(
+        400,
+        {
+            "error": f"The request line and headers are over {MAX_HEAD_BYTES} bytes.",
+            "hint": "Send long values in the body, not the URL.",
+        },
+    )
+    unreadable = _raw_response(400, {"error": "The request is not valid HTTP/1.1."})
 
     class Bounded(parent):  # type: ignore[valid-type,misc]
         _header_timer: asyncio.TimerHandle | None = None
@@ -140,6 +149,19 @@ def bounded_protocol(
             self._head_bytes += size
             if self._head_bytes > MAX_HEAD_BYTES:
                 raise ValueError(f"request headers over {MAX_HEAD_BYTES} bytes")
+
+        def send_400_response(self, msg: str) -> None:
+            """The parser's refusals in the JSON shape of every other error, rather
+            than the server's plain text."""
+            del msg  # the server's own words, in plain text
+            self.transport.write(too_long if self._head_over() else unreadable)
+            self.transport.close()
+
+        def _head_over(self) -> bool:
+            if self._head_bytes > MAX_HEAD_BYTES:  # counted on httptools
+                return True
+            conn = getattr(self, "conn", None)  # h11's: the bytes it could not make a head of
+            return conn is not None and len(conn.trailing_data[0]) > MAX_HEAD_BYTES
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -214,7 +236,7 @@ def log_config(per_kind: int, level: str) -> dict[str, Any]:
 def _raw_response(status: int, body: dict[str, str], *, retry_after: int | None = None) -> bytes:
     """A whole response, for a connection answered outside any request."""
     content = orjson.dumps(body)
-    phrase = {408: "Request Timeout", 503: "Service Unavailable"}[status]
+    phrase = {400: "Bad Request", 408: "Request Timeout", 503: "Service Unavailable"}[status]
     head = [
         f"HTTP/1.1 {status} {phrase}",
         "content-type: application/json",

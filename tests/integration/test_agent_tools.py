@@ -59,15 +59,13 @@ def test_an_agent_loop_gets_the_reference_outputs(searchers: Searchers, argument
     assert result.text == expected and not result.is_error
 
 
-@pytest.mark.parametrize(
-    ("page", "says"),
-    [(-3, "greater than or equal to 0"), ("1", "valid integer"), (True, "valid integer")],
-)
+@pytest.mark.parametrize(("page", "says"), [("1", "valid integer"), (True, "valid integer")])
 def test_a_page_that_is_not_a_page_number_is_refused_not_guessed(
     searchers: Searchers, page: object, says: str
 ):
-    """Unlike the reference tools, which read -3 as page 0 and "1" as 1: a model that
-    counts backwards, or sends a string, is told so rather than shown another page."""
+    """Unlike the reference tools, which read "1" as 1: a model that sends a string is
+    told so rather than shown another page. (A negative page is the first, as the
+    reference contract says: `test_hostile_surfaces`.)"""
     tool = cross_session_tool(searchers.cross_session(user_id="alice"))
     result = tool.call({"innerThought": THOUGHT, "query": "we decided", "page": page})
     assert result.is_error and says in result.text, result.text

@@ -87,10 +87,10 @@ def test_paging_through_a_users_sessions_serves_each_once_and_no_one_elses(
     while True:
         assert len(page.items) <= page_size
         served += [(s.session_id, s.first.nanos, s.last.nanos, s.events) for s in page.items]
-        if page.next_after is None:
+        if page.next_cursor is None:
             break
         assert len(page.items) == page_size, "a short page is the last one"
-        page, pages = lister.list(after=page.next_after), pages + 1
+        page, pages = lister.list(cursor=page.next_cursor), pages + 1
     assert served == expected_sessions(user)
     # A page per page_size sessions, and no empty page at the end.
     assert pages == max(1, -(-len(served) // page_size))
@@ -130,17 +130,17 @@ def test_sessions_prints_a_line_per_session_and_the_next_page(es_url: str, datas
         "session\tfirst\tlast\tevents",
         f"{session}\t{Instant(start).isoformat()}\t{Instant(end).isoformat()}\t{count}",
     ]
-    assert result.stderr == f"More: session-recall sessions --user alice --after {session}\n"
+    assert result.stderr == f"More: session-recall sessions --user alice --cursor {session}\n"
 
-    after = _cli(es_url, dataset, "sessions", "--user", "alice", "--after", session)
+    after = _cli(es_url, dataset, "sessions", "--user", "alice", "--cursor", session)
     page = json.loads(
         _cli(
-            es_url, dataset, "sessions", "--user", "alice", "--after", session, "--format", "json"
+            es_url, dataset, "sessions", "--user", "alice", "--cursor", session, "--format", "json"
         ).stdout
     )
     assert [line.split("\t")[0] for line in after.stdout.splitlines()[1:]] == [s for s, *_ in rest]
     assert [item["session_id"] for item in page["items"]] == [s for s, *_ in rest]
-    assert page["next_after"] is None
+    assert page["next_cursor"] is None
 
 
 def test_sessions_of_a_user_without_any_says_so(es_url: str, dataset: str):
@@ -166,7 +166,8 @@ def test_the_reads_over_http(es: Elasticsearch, es_url: str, dataset: str, tmp_p
     with TestClient(create_app(settings)) as web:
         first = web.get("/v1/users/alice/sessions", params={"page_size": 2})
         assert first.status_code == 200, first.text
-        rest = web.get("/v1/users/alice/sessions", params={"after": first.json()["next_after"]})
+        more = first.json()["next_cursor"]  # the same name as an event page's
+        rest = web.get("/v1/users/alice/sessions", params={"cursor": more})
         listed = [s["session_id"] for s in first.json()["items"] + rest.json()["items"]]
         assert listed == [s for s, *_ in expected_sessions("alice")]
 

@@ -36,6 +36,7 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
     for heading in (*headings, "## Method"):
         assert heading in report, report
     assert "bare loop" in report and "fill the cores" in report, report
+    assert "after an event erasure" in report and "tombstone reads" in report, report
     assert "![latency against history size](latency.png)" in report
     assert len(_NUMBER.findall(report)) > 20, report
     assert (tmp_path / "latency.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -49,6 +50,11 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         assert size["ingest"]["ours"]["peak_rss_mb"] > 0
         assert size["ingest"]["loader"]["events_per_s"] > 0
         assert size["ingest"]["floor"]["cpu_us_per_event"] > 0
+        # After an event's erasure by id, writes read tombstones a batch at a time:
+        # one read per event (twice per chunk) would pass the events' count.
+        erased = size["ingest"]["ours_after_event_erasure"]
+        assert erased["events_per_s"] > 0
+        assert 0 < erased["tombstone_reads"] < size["dataset"]["events"]
         serve = size["serve"]
         assert (
             serve["batches_8"]["units"] == serve["batches_32"]["units"] == size["dataset"]["events"]
@@ -67,7 +73,7 @@ def test_quick_run_writes_a_report_and_a_plot_with_numbers(
         cores = results["machine"]["cores_logical"]
         assert recall["cpu_bound_requests_per_s"] == pytest.approx(cores / (sum(spent) / 1000))
     run_id = results["config"]["run_id"]
-    assert not es.indices.get(index=f"bench-{run_id}-*", allow_no_indices=True).body
+    assert not es.indices.get(index=f"bench-{run_id}_*", allow_no_indices=True).body
     assert not (tmp_path / "work" / "events-2k.ndjson").exists()
 
 
@@ -90,7 +96,7 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
     for size in results["sizes"]:
         assert size["ingest"]["events_per_s"] > 0
         assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
-    assert not es.indices.get(index="bench-*-sem-*", allow_no_indices=True).body
+    assert not es.indices.get(index="bench-*_sem_*", allow_no_indices=True).body
 
 
 @pytest.mark.parametrize("partition", ["month", "year"])

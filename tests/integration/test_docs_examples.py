@@ -90,7 +90,8 @@ def _run(block: Block, env: dict[str, str]) -> str:
 
 @pytest.mark.parametrize("page", RUNNING)
 def test_the_examples_of_each_page_run(page: str, es: Elasticsearch, es_url: str, tmp_path: Path):
-    alias = f"docs-{re.sub(r'[^a-z0-9]+', '-', page.lower())[:30]}-{uuid.uuid4().hex[:6]}"
+    # Words joined by `_`: `setup` refuses a dash before a digit (`core.index_names`).
+    alias = f"docs-{re.sub(r'[^a-z0-9]+', '_', page.lower())[:30]}_{uuid.uuid4().hex[:6]}"
     env = {
         **os.environ,
         "ELASTICSEARCH_URL": es_url,

@@ -157,7 +157,7 @@ def test_an_index_of_the_single_index_layout_stays_readable_and_setup_upgrades_i
     es: Elasticsearch,
 ):
     # What an earlier release left: one index behind a write alias, without vector fields.
-    alias = f"t-pre-vectors-{uuid.uuid4().hex[:8]}"
+    alias = f"t-pre-vectors_{uuid.uuid4().hex[:8]}"
     mapped = mapping_update()["properties"]
     old = {
         "dynamic": "strict",

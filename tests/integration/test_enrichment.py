@@ -257,7 +257,7 @@ def test_ingest_enriches_once_stored_and_embed_shows_and_closes_the_lag(
 def test_an_index_of_an_earlier_release_is_named_until_setup_adds_the_fields(
     es: Elasticsearch,
 ):
-    alias = f"t-pre-enrichment-{uuid.uuid4().hex[:8]}"
+    alias = f"t-pre-enrichment_{uuid.uuid4().hex[:8]}"
     mapped = mapping_update()["properties"]
     old = {k: v for k, v in mapped.items() if k not in ("stems", "context", "enriched")}
     legacy = f"{alias}-000001"

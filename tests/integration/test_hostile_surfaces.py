@@ -11,11 +11,14 @@ import anyio
 import orjson
 import pytest
 from click.testing import CliRunner
+from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
 
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.http import create_app
+from session_recall.tools import cross_session_tool
+from session_recall.tools.searchers import searchers_for
 from tests.integration.test_mcp import _session_calls, _text, mcp_server
 from tests.support.ndjson import event, write_ndjson
 
@@ -121,7 +124,6 @@ def test_http_refuses_what_it_cannot_take_with_the_right_status(
                 headers={"content-type": "application/json", "content-encoding": "gzip"},
             ),
             "twice": web.post("/v1/events?refresh=wait_for&refresh=false", json=event(51)),
-            "tool page -3": web.post(tool, json={**thought, "query": "weather", "page": -3}),
             "tool page '1'": web.post(tool, json={**thought, "query": "weather", "page": "1"}),
             "tool page_size 0": web.post(f"{tool}?page_size=0", json={**thought, "query": "x"}),
             "read page_size 0": web.get("/v1/users/alice/sessions?page_size=0"),
@@ -137,7 +139,6 @@ def test_http_refuses_what_it_cannot_take_with_the_right_status(
     assert statuses == {
         "gzip": 415,
         "twice": 400,
-        "tool page -3": 422,
         "tool page '1'": 422,
         "tool page_size 0": 422,
         "read page_size 0": 422,
@@ -156,7 +157,6 @@ def test_mcp_tools_answer_bad_arguments_as_errors_and_go_on(
     params = mcp_server(es_url, hostile_alias, str(tmp_path), "--user", "alice")
     thought = {"innerThought": "t"}
     calls = [
-        ("cross_session_search", {**thought, "query": "weather", "page": -1}),
         ("cross_session_search", {**thought, "query": "weather", "page": "1"}),
         ("cross_session_search", {**thought, "query": "x" * 100_000}),
         ("cross_session_search", {**thought, "query": "zeppelins", "userId": "bob"}),
@@ -172,3 +172,29 @@ def test_mcp_tools_answer_bad_arguments_as_errors_and_go_on(
         assert result.is_error, (name, args, text)
         assert "Traceback" not in text and "zeppelins" not in text, text
     assert not fine.is_error and "weather" in _text(fine)
+
+
+def test_a_negative_page_is_the_models_first_page_on_every_tool_surface(
+    es: Elasticsearch, es_url: str, hostile_alias: str, tmp_path: Path
+):
+    """The reference contract: "negative values are clamped to 0". Python, HTTP and MCP
+    all show page 0 for page -2; the CLI's --page still refuses it (above)."""
+    thought = {"innerThought": "t"}
+    first, back = ({**thought, "query": "weather", "page": page} for page in (0, -2))
+    settings = Settings(
+        ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=hostile_alias, SESSION_RECALL_HOME=tmp_path
+    )
+    tool = cross_session_tool(searchers_for(es, settings).cross_session(user_id="alice"))
+    python = [tool.call(arguments) for arguments in (first, back)]
+    assert not python[1].is_error and python[1].text == python[0].text
+    assert "weather" in python[0].text
+    path = "/v1/users/alice/tools/cross_session_search"
+    with TestClient(create_app(settings, enrich=False)) as web:
+        http = [web.post(path, json=arguments) for arguments in (first, back)]
+    assert [r.status_code for r in http] == [200, 200], http[1].text
+    assert http[1].text == http[0].text == python[0].text
+    params = mcp_server(es_url, hostile_alias, str(tmp_path), "--user", "alice")
+    _listed, mcp = anyio.run(
+        _session_calls, params, [("cross_session_search", a) for a in (first, back)]
+    )
+    assert not mcp[1].is_error and _text(mcp[1]) == _text(mcp[0]) == python[0].text

@@ -10,6 +10,7 @@ import pytest
 from elasticsearch import Elasticsearch
 from langchain_core.tools import create_retriever_tool
 from langchain_tests.integration_tests import RetrieversIntegrationTests
+from pydantic import ValidationError
 
 from session_recall.config import Settings
 from session_recall.indexer import Event, Submission, Writer
@@ -115,3 +116,15 @@ async def test_a_retriever_tool_answers_from_its_users_events_only(stored: Setti
     message = await tool.ainvoke({**call, "type": "tool_call"})
     assert message.tool_call_id == call["id"] and "database note" in message.content
     assert "secret" not in message.content
+
+
+def test_the_user_and_every_other_field_stay_as_built(stored: Settings):
+    """Bound when built: an assignment is refused, so no code path can point a built
+    retriever at another user's events."""
+    retriever = SessionRecallRetriever(user_id=USER, settings=stored, k=4)
+    for field, value in (("user_id", "someone-else"), ("index", "_all"), ("k", 50)):
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(retriever, field, value)
+    assert retriever.user_id == USER
+    docs = retriever.invoke("replicas")
+    assert docs and all(doc.metadata["session_id"].startswith(f"s-{USER}-") for doc in docs)

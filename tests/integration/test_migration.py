@@ -76,7 +76,7 @@ def legacy_alias(es: Elasticsearch) -> Iterator[str]:
     """An alias as a release before partitions left it: its template (every
     `ALIAS-*`, no partition period), `ALIAS-000001` as the write index, and the
     events stored there by id, routed by user, with their vectors."""
-    alias = f"t-migrate-{uuid.uuid4().hex[:8]}"
+    alias = f"t-migrate_{uuid.uuid4().hex[:8]}"
     mappings = {"dynamic": "strict", "_routing": {"required": True}, **mapping_update()}
     es.indices.put_index_template(
         name=alias, index_patterns=[f"{alias}-*"], priority=200, template={"mappings": mappings}

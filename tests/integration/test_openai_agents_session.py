@@ -36,7 +36,10 @@ Left out, each because it tests SQL or SQLAlchemy rather than the protocol:
 """
 
 import asyncio
+import contextlib
 import json
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any, cast
@@ -45,12 +48,24 @@ import pytest
 from agents import Agent, RunConfig, Runner, TResponseInputItem
 from agents.memory import SessionSettings
 from agents.testing import ScriptedModel, assistant_message
+from elasticsearch import ConnectionError as ConnectionFailed
 from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
-from session_recall.indexer import Event, Submission, Writer
+from session_recall.core.errors import SessionRecallError
+from session_recall.core.instant import Instant
+from session_recall.indexer import (
+    Event,
+    IndexerError,
+    InvalidEvent,
+    Scope,
+    Submission,
+    Writer,
+    erase,
+)
 from session_recall.integrations.openai_agents import SessionRecallSession
 from session_recall.integrations.store import EventStore
+from tests.support.seam import Seam
 
 pytestmark = pytest.mark.integration
 
@@ -457,3 +472,156 @@ async def test_bad_ids_items_and_a_node_that_does_not_answer_say_what_to_do(make
     for call in (nowhere.get_items, nowhere.pop_item):
         with pytest.raises(ElasticsearchUnavailable, match="ELASTICSEARCH_URL"):
             await call()
+
+
+# --- all or nothing, pops that lose nothing, clocks that differ -------------------------
+
+
+def _sharing(session: SessionRecallSession, store: EventStore) -> SessionRecallSession:
+    """The same session of the same user, through another store."""
+    return SessionRecallSession(session.session_id, user_id=session.user_id, store=store)
+
+
+def _seamed(store: EventStore, hooks: dict[str, Any], timeout: float | None = None) -> EventStore:
+    """A store on the same alias whose client passes through `hooks` (`Seam`)."""
+    seam: Any = Seam(store.client, hooks)
+    return EventStore(
+        store.settings, index=store.alias, timeout=timeout or store.timeout, client=seam
+    )
+
+
+CALL: TResponseInputItem = cast(
+    TResponseInputItem,
+    {"type": "function_call", "call_id": "c1", "name": "fetch", "arguments": "{}"},
+)
+
+
+def _output(text: str) -> TResponseInputItem:
+    return cast(
+        TResponseInputItem, {"type": "function_call_output", "call_id": "c1", "output": text}
+    )
+
+
+async def test_a_refused_item_stores_none_of_the_call_and_a_retry_stores_each_once(make):
+    """A tool output over the 5 MiB event limit: the call is not kept without it."""
+    session = make("all_or_nothing")
+    huge = _output("x" * (6 * 1024 * 1024))
+    with pytest.raises(IndexerError, match=r"1 of 2 event\(s\) were refused \(#2: event is"):
+        await session.add_items([CALL, huge])
+    assert await session.get_items() == []
+    await session.add_items([CALL, _output("the page")])
+    assert await session.get_items() == [CALL, _output("the page")]
+
+
+async def test_a_write_that_fails_midway_is_taken_back_so_a_retry_stores_each_once(
+    make, store: EventStore
+):
+    """The node takes the events but its answers never come back (a client seam):
+    what landed is deleted again, so the caller's retry stores nothing twice."""
+
+    def lost_answer(bulk: Any, *, operations: bytes, **params: Any) -> Any:
+        answer = bulk(operations=operations, **params)
+        if b'"create"' in operations:
+            raise ConnectionFailed("the answer was lost")  # stored, never acknowledged
+        return answer
+
+    session = make("failed_midway")
+    flaky = _sharing(session, _seamed(store, {"bulk": lost_answer}, timeout=2.0))
+    with pytest.raises(SessionRecallError):
+        await flaky.add_items([CALL, _output("the page")])
+    assert await session.get_items() == []
+    await session.add_items([CALL, _output("the page")])
+    assert await session.get_items() == [CALL, _output("the page")]
+
+
+async def test_an_item_json_cannot_hold_is_refused_by_name_and_nothing_is_stored(make):
+    session = make("nan")
+    scored = cast(TResponseInputItem, {"role": "user", "content": "hi", "score": float("nan")})
+    with pytest.raises(InvalidEvent, match=r"Item 2 of 2 cannot be stored: payload.score is nan"):
+        await session.add_items([{"role": "user", "content": "fine"}, scored])
+    assert await session.get_items() == []
+
+
+async def test_a_failed_refresh_after_a_pop_still_returns_the_item(make, store: EventStore):
+    def refresh_fails(_refresh: Any, **_params: Any) -> Any:
+        raise ConnectionFailed("the node went away")
+
+    session = make("pop_refresh")
+    one, two = {"role": "user", "content": "one"}, {"role": "user", "content": "two"}
+    await session.add_items([one, two])  # type: ignore[list-item]
+    popping = _sharing(session, _seamed(store, {"indices.refresh": refresh_fails}))
+    assert await popping.pop_item() == two
+    assert await session.get_items() == [one]
+
+
+async def _until(read: Any, expected: Any, *, within: float = 30.0) -> Any:
+    """`await read()` until it returns `expected`, or its last answer at the deadline."""
+    deadline = time.monotonic() + within
+    while True:
+        answer = await read()
+        if answer == expected or time.monotonic() > deadline:
+            return answer
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("held", ["search", "delete"])
+async def test_a_cancelled_pop_leaves_the_item_in_the_session(make, store: EventStore, held):
+    """A pop's caller is cancelled (`asyncio.wait_for` does this) while its worker
+    thread waits on Elasticsearch: before the delete (`search` held), the pop stops
+    there; with the delete in flight (`delete` held), the item is put back once the
+    delete is done. Nobody received it, so it is still the session's latest item."""
+    entered, release, cancelled = threading.Event(), threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def hold(method: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(held)
+        entered.set()
+        release.wait(60)
+        return method(*args, **kwargs)
+
+    def record_delete(delete: Any, **kwargs: Any) -> Any:
+        calls.append("delete")
+        return delete(**kwargs)
+
+    hooks = {held: hold} if held == "delete" else {"search": hold, "delete": record_delete}
+    session = make(f"pop_cancelled_{held}")
+    items = [{"role": "user", "content": "one"}, {"role": "user", "content": "two"}]
+    await session.add_items(items)  # type: ignore[arg-type]
+    popping = _sharing(session, _seamed(store, hooks))
+
+    async def cancel_a_pop() -> None:
+        pop = asyncio.ensure_future(popping.pop_item())
+        await asyncio.to_thread(entered.wait, 60)
+        pop.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pop
+        assert pop.cancelled()
+        cancelled.set()
+
+    # The pop runs on an event loop of its own: `asyncio.run` returns once that loop's
+    # worker threads are done, the pop's among them, so what it did is done by then.
+    loop = threading.Thread(target=asyncio.run, args=(cancel_a_pop(),))
+    loop.start()
+    assert await asyncio.to_thread(cancelled.wait, 60)
+    release.set()
+    await asyncio.to_thread(loop.join, 60)
+    assert not loop.is_alive()
+    if held == "search":
+        assert "delete" not in calls
+        assert await session.get_items() == items
+    else:  # deleted, then put back by a thread of its own
+        assert await _until(session.get_items, items, within=10) == items
+
+
+async def test_items_added_right_after_a_clear_on_a_host_whose_clock_runs_ahead_are_kept(
+    make, store: EventStore
+):
+    """Another host cleared the session, its clock 5 s ahead of ours: its tombstone
+    covers up to its own now. Items added here right after are stamped past it, and
+    kept, rather than refused as erased without a word."""
+    session = make("clock_ahead")
+    await session.add_items([{"role": "user", "content": "before"}])  # type: ignore[list-item]
+    ahead = Instant(time.time_ns() + 5_000_000_000)
+    erase(store.client, store.alias, Scope.session(session.user_id, session.session_id), at=ahead)
+    await session.add_items([{"role": "user", "content": "after"}])  # type: ignore[list-item]
+    assert [item.get("content") for item in await session.get_items()] == ["after"]

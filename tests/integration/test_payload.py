@@ -84,3 +84,85 @@ def test_serve_takes_and_returns_payloads(settings, tmp_path: Path):
         assert [item["payload"] for item in page.json()["items"]] == PAYLOADS
         schema = httpx.get(f"{web.url}/openapi.json", timeout=30).text
         assert "payload" in schema
+
+
+# Integers beyond 64 bits: every JSON reader on the way (orjson's, the client's,
+# Elasticsearch's) would read them as the nearest float, so each path refuses them by
+# name. The widest that stay exact are stored as they are.
+EDGE = {"high": 2**64 - 1, "low": -(2**63)}
+WIDE = [
+    ({"payload": {"count": 2**64}}, "payload.count holds the integer 18446744073709551616"),
+    ({"payload": [1, {"x": -(2**63) - 1}]}, "payload[1].x holds the integer -9223372036854775809"),
+    ({"metadata": {"n": 2**70}}, "metadata.n holds the integer 1180591620717411303424"),
+]
+
+
+def _wide_events(user: str) -> list[dict[str, object]]:
+    edge = {**_event(0, EDGE, session="s-wide"), "user_id": user}
+    return [edge] + [
+        {**_event(i, None, session="s-wide"), "user_id": user, **fields}
+        for i, (fields, _) in enumerate(WIDE, 1)
+    ]
+
+
+def _lines(events: list[dict[str, object]]) -> bytes:
+    return "".join(json.dumps(e) + "\n" for e in events).encode()  # integers exact
+
+
+def test_ingest_refuses_integers_beyond_64_bits_by_name_alike_on_both_paths(
+    settings, es_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from click.testing import CliRunner
+
+    from session_recall.cli import main
+
+    reasons = {}
+    for native in ("1", "0"):
+        monkeypatch.setenv("SESSION_RECALL_NATIVE", native)
+        user = f"u-wide-{native}"
+        feed = tmp_path / f"wide-{native}.ndjson"
+        feed.write_bytes(_lines(_wide_events(user)))
+        dead = tmp_path / f"dead-{native}.ndjson"
+        args = ["--index", settings.index, "--es-url", es_url, "ingest", str(feed)]
+        result = CliRunner().invoke(main, [*args, "--dead-letter", str(dead), "--no-enrich"])
+        assert result.exit_code == 1, result.output
+        assert "indexed 1, already present 0, rejected 3" in result.output, result.output
+        letters = [json.loads(line) for line in dead.read_bytes().splitlines()]
+        reasons[native] = [letter["reason"] for letter in letters]
+        for reason, (_, named) in zip(reasons[native], WIDE, strict=True):
+            assert named in reason, reason
+        shown = CliRunner().invoke(
+            main,
+            ["--index", settings.index, "--es-url", es_url, "show", "--user", user,
+             "--session", "s-wide", "--format", "json"],
+        )  # fmt: skip
+        assert shown.exit_code == 0, shown.output
+        assert [item["payload"] for item in json.loads(shown.output)["items"]] == [EDGE]
+    assert reasons["1"] == reasons["0"]
+
+
+@pytest.mark.parametrize("kind", ["application/x-ndjson", "application/json"])
+@pytest.mark.parametrize("native", ["1", "0"], ids=["native", "python"])
+def test_serve_refuses_integers_beyond_64_bits_by_name_and_keeps_the_others(
+    settings, kind: str, native: str, monkeypatch: pytest.MonkeyPatch
+):
+    from starlette.testclient import TestClient
+
+    from session_recall.http import create_app
+
+    monkeypatch.setenv("SESSION_RECALL_NATIVE", native)
+    user = f"u-wide-http-{native}-{kind.rsplit('/', 1)[-1]}"
+    events = _wide_events(user)
+    body = _lines(events) if kind != "application/json" else json.dumps(events).encode()
+    with TestClient(create_app(settings, enrich=False)) as web:
+        answer = web.post(
+            "/v1/events?refresh=wait_for", content=body, headers={"content-type": kind}
+        )
+        assert answer.status_code == 422, answer.text
+        results = answer.json()["results"]
+        assert [r["status"] for r in results] == ["indexed", "rejected", "rejected", "rejected"]
+        for result, (_, named) in zip(results[1:], WIDE, strict=True):
+            assert named in result["reason"], result["reason"]
+        page = web.get(f"/v1/users/{user}/sessions/s-wide/events")
+        assert page.status_code == 200, page.text
+        assert [item["payload"] for item in page.json()["items"]] == [EDGE]

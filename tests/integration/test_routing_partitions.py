@@ -19,7 +19,7 @@ KEY = b"routing-partition-cursor-key-32b"
 
 @pytest.fixture
 def spread(es: Elasticsearch) -> Iterator[str]:
-    alias = f"t-spread-{uuid.uuid4().hex[:8]}"
+    alias = f"t-spread_{uuid.uuid4().hex[:8]}"
     install(es, alias, shards=4, routing_partition_size=2)
     yield alias
     uninstall(es, alias)

@@ -50,10 +50,12 @@ def serving(
     log_level: str = "warning",
     env: Mapping[str, str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
+    stdout_too: bool = False,
 ) -> Iterator[Served]:
     """Serve `alias` on a free port, state and log under `folder`, with `env` added to
     the environment (limits, say); answers on /healthz when this yields, stopped with
-    SIGTERM afterwards."""
+    SIGTERM afterwards. The log is stderr, and with `stdout_too` stdout as well (where
+    uvicorn writes its access lines)."""
     settings = {
         "ELASTICSEARCH_URL": es_url,
         "SESSION_RECALL_INDEX": alias,
@@ -66,7 +68,7 @@ def serving(
         process = subprocess.Popen(
             ["session-recall", "serve", "--port", str(port), "--log-level", log_level],
             env={**os.environ, **settings, **(env or {})},
-            stdout=subprocess.DEVNULL,
+            stdout=sink if stdout_too else subprocess.DEVNULL,
             stderr=sink,
             preexec_fn=preexec_fn,
         )

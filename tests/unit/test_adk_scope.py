@@ -41,3 +41,15 @@ def test_a_uri_names_the_index_and_mode_and_never_credentials():
         with pytest.raises(ConfigurationError) as refused:
             parse_uri(bad)
         assert "s3cret" not in str(refused.value), bad
+
+
+@pytest.mark.parametrize("memory_id", ["", "   ", "m" * 513])
+async def test_a_bad_memory_id_is_refused_as_every_other_bad_argument_is(memory_id):
+    from session_recall.config import Settings
+    from session_recall.integrations.adk import SessionRecallMemoryService
+
+    # No request is made: the argument is refused first (the URL answers nothing).
+    settings = Settings(ELASTICSEARCH_URL="http://127.0.0.1:9", SESSION_RECALL_EMBEDDER="none")
+    service = SessionRecallMemoryService(settings=settings, timeout=1)
+    with pytest.raises(InvalidScope, match="memory_id"):
+        await service.delete_memory(app_name="shop", user_id="ana", memory_id=memory_id)

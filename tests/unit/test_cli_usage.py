@@ -101,6 +101,20 @@ def test_delete_needs_a_complete_scope(args: list[str], says: str):
     _refused(_run("--es-url", NOWHERE, "delete", *args), says)
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--max-body-bytes", "0"], ["--max-body-bytes", "1024"]),
+        (["--max-body-bytes", "2000000", "--max-inflight-bytes", "1048576"],
+         ["--max-body-bytes (2000000) must not exceed --max-inflight-bytes (1048576)"]),
+        (["--max-events-per-request", "20", "--max-pending-events", "10"],
+         ["--max-events-per-request (20)", "--max-pending-events (10)"]),
+    ],
+)  # fmt: skip
+def test_a_serve_limit_out_of_bounds_names_its_flag(args: list[str], says: list[str]):
+    _refused(_run("--es-url", NOWHERE, "serve", *args), *says)
+
+
 def test_a_command_that_passes_its_checks_does_reach_for_the_node():
     # What every exit 2 here rules out: a request to NOWHERE fails otherwise.
     result = _run("--es-url", NOWHERE, "delete", "--user", "u")

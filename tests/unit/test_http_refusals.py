@@ -138,19 +138,33 @@ def test_a_user_id_past_the_ingest_limit_is_refused_not_a_500(
 @pytest.mark.parametrize(
     ("method", "path"),
     [
-        # Decoded, this would erase session s1 of user bob.
-        ("DELETE", "/v1/users/bob%2Fsessions%2Fs1"),
-        ("POST", "/v1/users/alice%2fx/tools/cross_session_search"),
+        ("DELETE", "/v1/users/%FF"),  # read leniently, U+FFFD: the same user as %FE
+        ("DELETE", "/v1/users/alice/events/e%C3"),  # half a character
+        ("POST", "/v1/users/%FE%2Fx/tools/cross_session_search"),
+        ("GET", "/v1/users/alice/sessions/%80/events"),
     ],
 )
-def test_an_encoded_slash_in_an_id_is_refused(
+def test_a_path_segment_that_is_not_utf8_is_refused(
     web: TestClient, client: RecordingClient, method: str, path: str
 ):
     body = {"innerThought": THOUGHT, "query": "x"}
     response = web.request(method, path, headers=AUTH, json=body)
-    assert response.status_code == 400
-    assert "encoded slash" in response.json()["error"]
+    assert response.status_code == 400, response.text
+    assert "not UTF-8" in _error_shape(response)["error"]
     assert client.calls == []
+
+
+def test_every_id_in_a_route_path_is_decoded_on_its_own(settings: Settings):
+    """A route taking an id with Starlette's plain `str` convertor would get it still
+    encoded (`a%2Fb`, another user than `a/b`): every one takes the `id` convertor."""
+    app = create_app(settings, client=RecordingClient(), enrich=False)  # type: ignore[arg-type]
+    convertors = {
+        (route.path, name): type(convertor).__name__
+        for route in app.routes
+        for name, convertor in getattr(route, "param_convertors", {}).items()
+    }
+    assert len(convertors) >= 10  # users, sessions, contacts, inboxes, events
+    assert set(convertors.values()) == {"_IdConvertor"}, convertors
 
 
 def test_a_valid_tool_call_does_reach_the_client(web: TestClient, client: RecordingClient):
@@ -177,7 +191,7 @@ def _error_shape(response) -> dict:
         ("POST", "/v1/events", {"content": b"x", "headers": TEXT}, 415),
         ("POST", "/v1/events?refresh_all=true", {"json": event(1)}, 400),
         ("DELETE", "/v1/users/alice?dry=1", {}, 400),
-        ("DELETE", "/v1/users/%20", {}, 400),
+        ("DELETE", "/v1/users/%20", {}, 422),
         ("POST", f"{ALICE}?lookback_days=5", {"json": ARGUMENTS}, 400),
         ("POST", f"{ALICE}?page_size=0", {"json": ARGUMENTS}, 422),
         ("POST", ALICE, {"content": b'{"query": "x"}', "headers": TEXT}, 415),
@@ -192,6 +206,42 @@ def test_every_refusal_has_the_one_error_shape(
     response = web.request(method, path, headers={**AUTH, **kwargs.pop("headers", {})}, **kwargs)
     assert response.status_code == status, response.text
     _error_shape(response)
+    assert client.calls == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/v1/events/"), ("GET", "/healthz/"), ("DELETE", "/v1/users/alice/")],
+)
+def test_a_trailing_slash_is_a_404_in_the_error_shape_not_an_empty_redirect(
+    web: TestClient, client: RecordingClient, method: str, path: str
+):
+    response = web.request(method, path, headers=AUTH, json=event(1), follow_redirects=False)
+    assert response.status_code == 404, response.text
+    assert _error_shape(response)["hint"].startswith("No path ends with '/'.")
+    assert client.calls == []
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/v1/users/%20", "user_id"),
+        ("/v1/users/du/events/%20", "event_id"),
+        ("/v1/users/du/sessions/%09", "session_id"),
+        ("/v1/users/du/contacts/c/inboxes/%20", "inbox_id"),
+        (f"/v1/users/{'u' * 513}", "user_id"),
+    ],
+)
+def test_an_erasure_refuses_a_bad_id_as_the_reads_do_naming_it(
+    web: TestClient, client: RecordingClient, path: str, field: str
+):
+    """422 and the field's name, as `GET /v1/users/%20/sessions` and the tools answer."""
+    response = web.delete(path, headers=AUTH)
+    assert response.status_code == 422, response.text
+    assert _error_shape(response)["error"].startswith(f"{field} ")
+    if field == "user_id":  # word for word what the read of that user answers
+        read = web.get(f"{path}/sessions", headers=AUTH)
+        assert (read.status_code, read.json()) == (422, response.json())
     assert client.calls == []
 
 
@@ -228,3 +278,21 @@ def test_anything_but_the_token_is_refused(web: TestClient, client: RecordingCli
     assert response.status_code == 401
     _error_shape(response)
     assert client.calls == []
+
+
+def test_a_503_tells_the_client_to_try_again_not_to_run_a_command(settings: Settings):
+    """No node listens at the settings' URL: a write gives up when out of tries, an
+    erasure at its deadline (sooner than its ten tries), each with a hint a client of
+    the sidecar can act on, as a user of the CLI can."""
+    answers = []
+    for write_deadline, method, path, body in [
+        (60.0, "POST", "/v1/events", event(1)),
+        (1.0, "DELETE", "/v1/users/alice", None),
+    ]:
+        limits = ServeLimits(write_deadline=write_deadline)
+        with TestClient(create_app(settings, enrich=False, limits=limits)) as web:
+            answers.append(web.request(method, path, json=body))
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        hint = _error_shape(answer)["hint"]
+        assert "try again" in hint and "command" not in hint, hint

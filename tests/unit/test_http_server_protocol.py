@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import orjson
 import pytest
 import uvicorn
 from starlette.applications import Starlette
@@ -102,6 +103,42 @@ def test_a_connection_past_the_cap_gets_503_at_once(base):
         assert answer.startswith(b"HTTP/1.1 503"), answer
         assert b"retry-after" in answer.lower()
         assert _get(first).startswith(b"HTTP/1.1 200")  # the one within the cap is served
+
+
+def _refused(base: type, request_bytes: bytes) -> dict[str, str]:
+    """The body of the 400 that `request_bytes` gets, checked to be JSON."""
+    with (
+        _serving(base, max_connections=8) as port,
+        socket.create_connection(("127.0.0.1", port)) as sock,
+    ):
+        sock.sendall(request_bytes)
+        answer = _read_until_closed(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), answer[:300]
+    assert b"content-type: application/json" in head.lower()
+    found: dict[str, str] = orjson.loads(body)
+    return found
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: t\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: t\r\nX: " + b"b" * 20_000 + b"\r\n\r\n",
+    ],
+    ids=["long-url", "long-header"],
+)
+def test_a_head_over_the_bound_is_answered_400_in_json(request_bytes):
+    """On httptools, serve's parser (h11 parses a head that arrives whole, at any size)."""
+    refused = _refused(HttpToolsProtocol, request_bytes)
+    assert refused["error"] == "The request line and headers are over 16384 bytes."
+    assert "body" in refused["hint"]
+
+
+@pytest.mark.parametrize("base", PARSERS, ids=lambda b: b.__name__)
+def test_what_is_not_http_is_answered_400_in_json(base):
+    refused = _refused(base, b"\x00\x01 not http\r\n\r\n")
+    assert refused == {"error": "The request is not valid HTTP/1.1."}
 
 
 def test_serve_parses_with_httptools_on_uvloop_where_they_install():

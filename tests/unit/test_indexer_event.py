@@ -265,3 +265,20 @@ def test_the_window_of_accepted_times_is_ten_years_back_and_a_day_ahead():
         {**event(1), "timestamp": "1970-01-01T00:00:00Z"}, EventLimits(max_age_days=36_500)
     )
     assert isinstance(widened, Parsed)
+
+
+@pytest.mark.parametrize(
+    ("payload", "where"),
+    [
+        ({"score": float("nan")}, "payload.score is nan"),
+        ([1, {"x": float("inf")}], "payload[1].x is inf"),
+        (float("-inf"), "payload is -inf"),
+    ],
+)
+def test_nan_and_infinity_in_a_payload_are_refused_by_name_not_stored_as_null(payload, where):
+    """JSON cannot hold them (the CLI's and HTTP's parsers refuse them as text); a value
+    built in Python can, and would be stored as null without a word."""
+    refused = parse_object(event(1, payload=payload))
+    assert isinstance(refused, Rejected)
+    assert refused.reason.startswith(where), refused.reason
+    assert "JSON cannot hold" in refused.reason

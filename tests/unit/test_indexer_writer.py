@@ -92,3 +92,27 @@ def test_a_read_refused_for_good_is_a_write_failed_that_names_it():
     assert "refused to read the index template of 'events'" in message
     assert "403 security_exception: action [indices:admin/index_template/get]" in message
     assert "needs the ingest role" in message
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"payload": {"count": 2**64}}, "payload.count holds the integer 18446744073709551616"),
+        ({"payload": [1, {"x": -(2**63) - 1}]}, "payload[1].x holds the integer"),
+        ({"metadata": {"n": 2**70}}, "metadata.n holds the integer"),
+        ({"metadata": {"tags": {"a"}}}, "metadata.tags cannot be stored as JSON"),
+    ],
+)
+def test_what_json_cannot_hold_is_refused_naming_its_place_without_a_request(fields, named):
+    client = Elasticsearch("http://127.0.0.1:9", max_retries=0)
+    writer = Writer(client, "alias", granularity="month")
+    [written] = list(writer.write([Submission(parse_object(event(1, **fields)).event)]))
+    assert written.result.status is Status.REJECTED
+    assert (written.result.reason or "").startswith(named), written.result.reason
+    client.close()
+
+
+def test_the_widest_integers_json_readers_keep_are_stored_as_they_are():
+    edge = {"high": 2**64 - 1, "low": -(2**63)}
+    document = to_document(parse_object(event(1, payload=edge, metadata=edge)).event, index="a")
+    assert orjson.loads(document.body)["payload"] == edge

@@ -4,7 +4,13 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
-from session_recall.recall import InvalidScope, SessionLister, SessionsPage, SessionSummary
+from session_recall.recall import (
+    InvalidScope,
+    RecallPage,
+    SessionLister,
+    SessionsPage,
+    SessionSummary,
+)
 from session_recall.recall.query import Criteria, search_query
 from session_recall.recall.session_list import sessions_body, sessions_page
 
@@ -44,17 +50,17 @@ def _bucket(session: str, first: int, last: int, count: int) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("buckets", "next_after"),
+    ("buckets", "next_cursor"),
     [(2, None), (3, "s1"), (0, None)],  # asked for 2 + 1: a third bucket means more
 )
-def test_a_session_page_hands_out_next_after_only_when_there_is_more(buckets, next_after):
+def test_a_session_page_hands_out_next_cursor_only_when_there_is_more(buckets, next_cursor):
     response = {
         "aggregations": {
             "sessions": {"buckets": [_bucket(f"s{n}", n, n + 1, n + 2) for n in range(buckets)]}
         }
     }
     page = sessions_page(response, 2)
-    assert page.next_after == next_after
+    assert page.next_cursor == next_cursor
     assert page.items == [
         SessionSummary(session_id=f"s{n}", first=Instant(n), last=Instant(n + 1), events=n + 2)
         for n in range(min(buckets, 2))
@@ -74,3 +80,9 @@ def test_a_session_lister_needs_a_user(user_id):
 def test_reading_a_session_is_its_filters_alone():
     filters = [{"term": {"user_id": "u"}}, {"term": {"session_id": "s"}}]
     assert search_query(filters, Criteria(())) == {"bool": {"filter": filters}}
+
+
+def test_every_page_names_its_next_page_next_cursor():
+    """Session lists and event pages alike: one name to pass back as `cursor`."""
+    for page in (SessionsPage, RecallPage):
+        assert [name for name in page.model_fields if name.startswith("next")] == ["next_cursor"]

@@ -88,7 +88,7 @@ def test_partitions_are_covered_and_the_tombstones_are_apart(
 
 
 def test_every_command_that_reads_or_writes_events_names_its_roles() -> None:
-    local = {"node", "tools", "roles", "users", "models"}  # no Elasticsearch credentials
+    local = {"node", "tools", "roles", "users", "models", "tokens"}  # no Elasticsearch credentials
     assert set(COMMANDS) - local == set(COMMAND_ROLES)
     assert all(set(roles) <= set(ROLES) for roles in COMMAND_ROLES.values())
 

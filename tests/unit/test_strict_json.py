@@ -61,3 +61,29 @@ def test_binary_garbage_is_named_as_not_utf8(garbage: bytes):
     parsed = parse_line(garbage)
     assert isinstance(parsed, Rejected)
     assert "not UTF-8" in parsed.reason and "surrogates" not in parsed.reason
+
+
+wide = st.integers(2**64, 2**80) | st.integers(-(2**80), -(2**63) - 1)
+
+
+@given(
+    st.dictionaries(
+        keys,
+        wide | st.integers(-(2**63), 2**64 - 1) | st.lists(wide, min_size=1, max_size=3),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([None, 2]),
+)
+def test_integers_are_read_exactly_beyond_64_bits_too(document: dict, indent: int | None):
+    """orjson reads an integer past 64 bits as the nearest float: the value read is
+    the one written, compact or pretty, so that whatever stores it can refuse it by
+    name."""
+    text = json.dumps(document, indent=indent)
+    # Compared as text: 2**64 == float(2**64), but they are written differently.
+    assert json.dumps(loads(text.encode()), indent=indent) == text
+
+
+def test_a_long_id_in_a_string_reads_as_it_is():
+    document = {"event_id": "12345678901234567890123", "n": 1.5, "k": None}
+    assert loads(json.dumps(document).encode()) == document

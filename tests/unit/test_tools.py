@@ -127,6 +127,26 @@ def test_arguments_are_read_leniently_as_models_send_them():
     assert SECRET_THOUGHT not in repr(args)
 
 
+@pytest.mark.parametrize("name", ["cross_session_search", "conversation_search",
+                                  "cross_conversation_search"])  # fmt: skip
+def test_a_negative_page_is_the_first_as_the_reference_contract_says(name: str):
+    """ "Negative values are clamped to 0": the schema has no minimum that a framework
+    would refuse them by, and the arguments read them as page 0. A page that is not an
+    integer stays refused."""
+    spec = TOOLS[name]
+    assert "minimum" not in spec.json_schema()["properties"]["page"]
+    Draft202012Validator(spec.json_schema()).validate(
+        {"innerThought": "t", "query": "x", "page": -3}
+    )
+    read = spec.arguments.model_validate({"innerThought": "t", "query": "x", "page": -3})
+    assert read.page == 0  # type: ignore[attr-defined]
+    for wrong in ("1", True, -1.5):
+        result = BoundTool(spec, search=_never_called).call(
+            {"innerThought": "t", "query": "x", "page": wrong}
+        )
+        assert result.is_error, wrong
+
+
 def _Item(session_id: str, timestamp: str, type_: str, text: str) -> RecallItem:
     return RecallItem(
         session_id=session_id, timestamp=timestamp, type=type_, text=text, event_id="e"

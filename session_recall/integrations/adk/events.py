@@ -1,14 +1,16 @@
 """ADK's events and memories as ours, and our hits as ADK's `MemoryEntry`s.
 
 An ADK `Event` becomes one event of ours: its `id` is the event id, its `timestamp`
-(float seconds) the instant, its text parts the text. A function call or response
-without text is a `tool_call` or `tool_result`, its name and JSON arguments (or
-response) as text. An event with nothing of these is skipped, as ADK's own services
-skip events without content. What ADK needs back (author, role, custom metadata) is
-stored in the event's metadata, which is kept but never indexed.
+(float seconds) the instant, to the microsecond (`adk_instant`), its text parts the
+text. A function call or response without text is a `tool_call` or `tool_result`, its
+name and JSON arguments (or response) as text. An event with nothing of these is
+skipped, as ADK's own services skip events without content. What ADK needs back
+(author, role, custom metadata) is stored in the event's metadata, which is kept but
+never indexed.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -16,7 +18,8 @@ from google.adk.events.event import Event as AdkEvent
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from session_recall.core.instant import Instant
+from session_recall.core.digest import digest
+from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import Event
 from session_recall.recall.memory_result import MemoryHit
 from session_recall.recall.page import RecallItem
@@ -32,6 +35,26 @@ def _json(value: Any) -> str:
 def _plain(value: Mapping[str, object] | None) -> dict[str, Any]:
     """`value` as JSON holds it: what Elasticsearch can store, whatever it held."""
     return dict(orjson.loads(_json(dict(value)))) if value else {}
+
+
+def adk_instant(timestamp: float) -> Instant:
+    """The instant of an ADK event's `timestamp`, to the microsecond, rounded as
+    `datetime.fromtimestamp` rounds it.
+
+    ADK's session stores (`DatabaseSessionService` on its legacy schema, Vertex) keep
+    an event's time as a `datetime`, so a session read back holds each timestamp
+    rounded to the microsecond: an instant with the float's nanoseconds would differ
+    from the one stored before the reload, and the same event would be stored again
+    (its document is its user, id and instant). The microsecond survives that round
+    trip, as a property test holds with ADK's own conversions. Events of one session
+    keep their order; two that are 2 µs apart or more never share an instant, and
+    closer ones that do are ordered by event id."""
+    try:
+        return Instant.from_datetime(datetime.fromtimestamp(timestamp, UTC))
+    except (OverflowError, OSError, ValueError):
+        raise InvalidInstant(
+            f"The ADK event timestamp {timestamp!r} is not an instant between 1970 and 2262."
+        ) from None
 
 
 def _text_and_type(parts: Sequence[types.Part], author: str | None) -> tuple[str, str] | None:
@@ -68,7 +91,7 @@ def from_adk_event(
     event_fields: dict[str, Any] = {
         "user_id": user_id,
         "session_id": session_id,
-        "timestamp": Instant(round(event.timestamp * 1_000_000_000)),
+        "timestamp": adk_instant(event.timestamp),
         "type": kind,
         "text": text,
         "metadata": {KEY: fields},
@@ -78,10 +101,30 @@ def from_adk_event(
     return Event.model_validate(event_fields)
 
 
+def untimed_id(memory: MemoryEntry) -> str:
+    """The event id of a memory added without a timestamp: its own id or, without one,
+    a digest of its author, role and text. Adding it again finds its stored copy by it
+    (`EventStore.instants_of`), and takes that copy's instant: stored once."""
+    if memory.id:
+        return memory.id
+    found = _text_and_type(memory.content.parts or [], memory.author)
+    text = found[0] if found else ""
+    return "adk-memory-" + digest([memory.author, memory.content.role, text])
+
+
 def from_memory(
-    memory: MemoryEntry, *, user_id: str, custom_metadata: Mapping[str, object] | None
+    memory: MemoryEntry,
+    *,
+    user_id: str,
+    custom_metadata: Mapping[str, object] | None,
+    at: Instant | None = None,
 ) -> Event | None:
-    """A memory added with `add_memory`, as an event of the session `adk-memories`."""
+    """A memory added with `add_memory`, as an event of the session `adk-memories`.
+
+    A memory without a timestamp is stamped `at`: the instant its id already has
+    (`untimed_id`), or now for one never added. So adding it again stores nothing
+    twice, and one erased by id (`delete_memory(memory_id=...)`) stays out; one
+    erased with its whole scope is a new memory when added again."""
     found = _text_and_type(memory.content.parts or [], memory.author)
     if found is None:
         return None
@@ -90,17 +133,20 @@ def from_memory(
     extra = {**_plain(memory.custom_metadata), **_plain(custom_metadata)}
     if extra:
         fields["custom_metadata"] = extra
-    stamp = Instant.parse(memory.timestamp) if memory.timestamp else Instant.now()
     event_fields: dict[str, Any] = {
         "user_id": user_id,
         "session_id": MEMORIES_SESSION,
-        "timestamp": stamp,
         "type": "memory",
         "text": text,
         "metadata": {KEY: fields},
     }
-    if memory.id:
-        event_fields["event_id"] = memory.id
+    if memory.timestamp:
+        event_fields["timestamp"] = Instant.parse(memory.timestamp)
+        if memory.id:
+            event_fields["event_id"] = memory.id
+    else:
+        event_fields["timestamp"] = at or Instant.now()
+        event_fields["event_id"] = untimed_id(memory)
     return Event.model_validate(event_fields)
 
 

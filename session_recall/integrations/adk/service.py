@@ -7,7 +7,11 @@ within the deadline with an error that names the next step.
 - `add_session_to_memory` and `add_events_to_memory` store events through the
   indexer: idempotent (a session added twice stores nothing twice), and what was
   erased stays out. Events are searchable when the call returns.
-- `add_memory` stores `MemoryEntry`s as events of the session `adk-memories`.
+- `add_memory` stores `MemoryEntry`s as events of the session `adk-memories`; one
+  without a timestamp keeps the instant of its first addition, so adding it again
+  stores nothing twice, and one deleted by id stays out (`events.from_memory`). (Two
+  processes that add the same new memory at the same moment may each find no copy,
+  and store one each.)
 - `search_memory` answers with `memory_search`, in the service's mode (by default the
   settings': hybrid with an embedder, keyword without one).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
@@ -23,12 +27,20 @@ from google.adk.memory.base_memory_service import SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 
 from session_recall.config import Settings
+from session_recall.core.instant import Instant
 from session_recall.indexer import Scope
-from session_recall.integrations.adk.events import from_adk_event, from_memory, to_memory_entry
+from session_recall.integrations.adk.events import (
+    MEMORIES_SESSION,
+    from_adk_event,
+    from_memory,
+    to_memory_entry,
+    untimed_id,
+)
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
+from session_recall.recall.scope import required
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
@@ -106,12 +118,31 @@ class SessionRecallMemoryService(BaseMemoryService):
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
         user = memory_user(app_name, user_id)
+        await asyncio.to_thread(self._add_memory, user, memories, custom_metadata)
+
+    def _add_memory(
+        self,
+        user: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None,
+    ) -> None:
+        untimed = {untimed_id(memory) for memory in memories if not memory.timestamp}
+        at = self._store.instants_of(user, untimed, session_id=MEMORIES_SESSION)
+        now = Instant.now()  # one instant for a new memory given twice in one call
+        at.update({memory_id: now for memory_id in untimed - at.keys()})
         events = [
             found
             for memory in memories
-            if (found := from_memory(memory, user_id=user, custom_metadata=custom_metadata))
+            if (
+                found := from_memory(
+                    memory,
+                    user_id=user,
+                    custom_metadata=custom_metadata,
+                    at=None if memory.timestamp else at[untimed_id(memory)],
+                )
+            )
         ]
-        await asyncio.to_thread(self._store.store, events)
+        self._store.store(events)
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -132,5 +163,8 @@ class SessionRecallMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> None:
         user = memory_user(app_name, user_id)
-        scope = Scope.user(user) if memory_id is None else Scope.event(user, memory_id)
+        if memory_id is None:
+            scope = Scope.user(user)
+        else:  # `InvalidScope` for an empty id, as for every other bad argument
+            scope = Scope.event(user, required("memory_id", memory_id))
         await asyncio.to_thread(self._store.erase, scope)

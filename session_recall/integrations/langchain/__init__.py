@@ -1,4 +1,5 @@
-"""LangChain on session-recall (`pip install 'session-recall[langchain]'`).
+"""LangChain on session-recall (the `langchain` extra: in the checkout,
+`pip install -e '.[langchain]'`).
 
     from session_recall.integrations.langchain import SessionRecallRetriever
     retriever = SessionRecallRetriever(user_id="alice", k=5)
@@ -9,6 +10,11 @@ The retriever is memory_search bound to one user when it is built: neither a que
 nor a tool call can widen it.
 """
 
-from session_recall.integrations.langchain.retriever import SessionRecallRetriever
+# First, so that a missing framework is named with its extra (see `extras`).
+from session_recall.integrations.extras import require
+
+require("langchain", "langchain_core", "LangChain (langchain-core)")
+
+from session_recall.integrations.langchain.retriever import SessionRecallRetriever  # noqa: E402
 
 __all__ = ["SessionRecallRetriever"]

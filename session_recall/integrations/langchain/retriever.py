@@ -34,9 +34,12 @@ from session_recall.recall.scope import required
 class SessionRecallRetriever(BaseRetriever):
     """memory_search over every session of `user_id`, and no one else's. `settings`
     default to the environment's (`ELASTICSEARCH_URL`, credentials,
-    `SESSION_RECALL_INDEX`...); `index` overrides the alias."""
+    `SESSION_RECALL_INDEX`...); `index` overrides the alias.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    Frozen: the user is bound when the retriever is built, and no assignment
+    (`retriever.user_id = "other"`) changes it, nor any other field."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
     user_id: str
     k: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT)

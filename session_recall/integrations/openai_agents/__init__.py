@@ -1,4 +1,5 @@
-"""The OpenAI Agents SDK on session-recall (`pip install 'session-recall[openai-agents]'`).
+"""The OpenAI Agents SDK on session-recall (the `openai-agents` extra: in the checkout,
+`pip install -e '.[openai-agents]'`).
 
     from session_recall.integrations.openai_agents import (
         SessionRecallSession,
@@ -13,7 +14,12 @@ One store, two uses: the SDK's conversation history (`SessionRecallSession`, the
 user's sessions as a tool whose scope is bound in code.
 """
 
-from session_recall.integrations.openai_agents.session import SessionRecallSession
-from session_recall.integrations.openai_agents.tool import memory_search_tool
+# First, so that a missing framework is named with its extra (see `extras`).
+from session_recall.integrations.extras import require
+
+require("openai-agents", "agents", "The OpenAI Agents SDK (openai-agents)")
+
+from session_recall.integrations.openai_agents.session import SessionRecallSession  # noqa: E402
+from session_recall.integrations.openai_agents.tool import memory_search_tool  # noqa: E402
 
 __all__ = ["SessionRecallSession", "memory_search_tool"]

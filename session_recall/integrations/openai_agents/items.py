@@ -22,7 +22,9 @@ _TYPES = {
 _SYSTEM = "system_message"  # the system and developer roles
 _BACK = {"user_message": "user", "assistant_message": "assistant", _SYSTEM: "system"}
 # The searchable text's bound: within the event's 1 MB text limit whatever the script
-# (4 bytes a character at most). A longer tool output is kept whole in the payload.
+# (4 bytes a character at most). A longer tool output is searched by its start, and
+# kept whole in the payload as long as the event stays within the writer's 5 MiB
+# limit: an item over it is refused, and `add_items` then stores none of its items.
 MAX_TEXT_CHARS = 250_000
 
 

@@ -2,12 +2,16 @@
 `(user, session)`, its history stored as events and searchable with memory_search.
 
 - `add_items` stores each item as an event (`items.item_event`), stamped in the
-  order given, searchable when the call returns.
+  order given and after the session's last erasure (whichever host's clock made it),
+  searchable when the call returns. All of the call's items are stored or none: a
+  function call is never kept without its output, and a failed call may be retried.
 - `get_items(limit)` returns the latest `limit` items (all when None, or the
   `session_settings` limit), oldest first, each exactly as it was added.
 - `pop_item` removes and returns the latest item. It deletes the event on the
   condition that nobody changed or removed it since it was read (`if_seq_no`): of two
-  concurrent pops, one wins each item and the other takes the next.
+  concurrent pops, one wins each item and the other takes the next. A pop whose
+  caller is cancelled (`asyncio.wait_for`) stops before its delete, or puts the item
+  back after it: an item leaves the session only for a caller that receives it.
 - `get_items(limit)` counts events: an event of another surface that is no SDK item
   (a tool call stored by `ingest`) takes a place and is left out.
 
@@ -20,9 +24,11 @@ Each call runs off the event loop (`asyncio.to_thread`) within the store's deadl
 """
 
 import asyncio
+import logging
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents.memory import SessionABC
@@ -32,12 +38,15 @@ from agents.memory.session_settings import (
     resolve_session_limit,
 )
 from elasticsearch import ApiError, ConflictError, NotFoundError, TransportError
+from pydantic import ValidationError
 
 from session_recall.config import Settings
+from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
-from session_recall.indexer import IndexerError, Scope
+from session_recall.indexer import Event, IndexerError, InvalidEvent, Scope
 from session_recall.indexer.deadline import Deadline
+from session_recall.indexer.parsing import explain
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall import MemorySearcher, transport
@@ -46,26 +55,64 @@ from session_recall.recall.scope import required
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
 
+log = logging.getLogger(__name__)
+
 _SOURCE = ["payload", "type", "text"]
+# What a pop reads of an event: enough to put it back whole (`_put_back`), but the
+# fields enrichment derives again (stems, vectors).
+_EVENT_SOURCE = [*Event.model_fields]
 _PAGE = 500  # events read a request when the whole history is asked for
 _POP_WINDOW = 8  # the latest events a pop tries, newest first, before it reads again
 
 
 class _Clock:
     """Instants that only move forward within this process, so items added in one
-    call, or in quick succession, keep their order."""
+    call, or in quick succession, keep their order; and past an instant given (the
+    session's last erasure), so that what is added after it is kept."""
 
     def __init__(self) -> None:
         self._last = 0
         self._lock = threading.Lock()
 
-    def next(self) -> Instant:
+    def next(self, after: Instant | None = None) -> Instant:
         with self._lock:
-            self._last = max(time.time_ns(), self._last + 1)
+            floor = 0 if after is None else after.nanos + 1
+            self._last = max(time.time_ns(), self._last + 1, floor)
             return Instant(self._last)
 
 
 _CLOCK = _Clock()
+
+
+@dataclass(frozen=True, slots=True)
+class _Popped:
+    item: Any
+    event: dict[str, Any]  # the event's stored fields, to put it back with
+
+
+class _Handover:
+    """Between a pop's caller and its worker thread: the caller may give up (its task
+    cancelled) at any time, the worker may hand an item over once. Whoever comes
+    second knows the item has no taker, and puts it back."""
+
+    def __init__(self) -> None:
+        self.abandoned = threading.Event()  # no delete is sent once set
+        self._lock = threading.Lock()
+        self._handed: _Popped | None = None
+
+    def hand_over(self, popped: _Popped) -> bool:
+        """The worker's: False when the caller is gone (the worker puts it back)."""
+        with self._lock:
+            if self.abandoned.is_set():
+                return False
+            self._handed = popped
+            return True
+
+    def abandon(self) -> _Popped | None:
+        """The caller's: what was handed over meanwhile, for the caller to put back."""
+        with self._lock:
+            self.abandoned.set()
+            return self._handed
 
 
 class SessionRecallSession(SessionABC):
@@ -108,25 +155,78 @@ class SessionRecallSession(SessionABC):
         return items  # type: ignore[return-value]  # the SDK's items are JSON objects
 
     async def add_items(self, items: list["TResponseInputItem"]) -> None:
-        events = [
-            item_event(
-                item,
-                user_id=self.user_id,
-                session_id=self.session_id,
-                event_id=f"oai-{uuid.uuid4().hex}",
-                at=_CLOCK.next(),
-            )
-            for item in items
-        ]
-        await asyncio.to_thread(self._store.store, events)
+        events = self._events(items)  # every item checked before any request
+        if events:
+            await asyncio.to_thread(self._add, items, events)
+
+    def _events(self, items: list[Any], after: Instant | None = None) -> list[Event]:
+        """Each item's event, stamped in order after `after`. Raises `TypeError` for an
+        item that is no JSON object and `InvalidEvent` for one JSON cannot hold."""
+        events = []
+        for position, item in enumerate(items, 1):
+            try:
+                events.append(
+                    item_event(
+                        item,
+                        user_id=self.user_id,
+                        session_id=self.session_id,
+                        event_id=f"oai-{uuid.uuid4().hex}",
+                        at=_CLOCK.next(after),
+                    )
+                )
+            except ValidationError as err:
+                raise InvalidEvent(
+                    f"Item {position} of {len(items)} cannot be stored: {explain(err)}.",
+                    hint="Nothing was stored; fix the item and add the items again.",
+                ) from None
+        return events
+
+    def _add(self, items: list[Any], events: list[Event]) -> None:
+        # An erasure covers what is stamped up to its instant, by the erasing host's
+        # clock: items stamped by a clock behind it would be refused as erased.
+        scopes = (Scope.user(self.user_id), Scope.session(self.user_id, self.session_id))
+        after = self._store.last_erasure(scopes)
+        if after is not None and events[0].timestamp <= after:
+            events = self._events(items, after)
+        self._store.store_all(events)
 
     async def pop_item(self) -> "TResponseInputItem | None":
-        return await asyncio.to_thread(self._pop)
+        handover = _Handover()
+        try:
+            return await asyncio.to_thread(self._pop, handover)
+        except asyncio.CancelledError:
+            # Nobody takes the item now: the pop stops before its delete, or, past it,
+            # the worker puts the item back; if it was handed over already, here.
+            handed = handover.abandon()
+            if handed is not None:
+                # Not on the event loop; not a daemon, so the interpreter waits for it.
+                threading.Thread(target=self._put_back, args=(handed,), name="pop").start()
+            raise
+
+    def _put_back(self, popped: _Popped) -> None:
+        """Store a popped event again as it was (same id, same instant): unless its
+        session was erased since, which the writer refuses, as it should."""
+        try:
+            self._store.store([Event.model_validate(popped.event)])
+        except SessionRecallError as err:
+            log.error(
+                "A pop of session %r was cancelled after its delete, and its item could "
+                "not be put back: %s",
+                self.session_id,
+                err,
+            )
 
     async def clear_session(self) -> None:
         await asyncio.to_thread(self._store.erase, Scope.session(self.user_id, self.session_id))
 
-    def _search(self, *, size: int, newest_first: bool, after: list[Any] | None = None) -> Any:
+    def _search(
+        self,
+        *,
+        size: int,
+        newest_first: bool,
+        after: list[Any] | None = None,
+        source: list[str] = _SOURCE,
+    ) -> Any:
         """A page of this session's events, pinned to its user and session and routed
         to its user's shard; errors are the recall layer's (a missing alias names
         `session-recall setup`, a node that does not answer says to retry)."""
@@ -144,7 +244,7 @@ class SessionRecallSession(SessionABC):
             },
             "sort": order,
             "size": size,
-            "_source": _SOURCE,
+            "_source": source,
             "track_total_hits": False,
             "seq_no_primary_term": newest_first,
         }
@@ -185,33 +285,44 @@ class SessionRecallSession(SessionABC):
             after = page[-1]["sort"]
         return hits
 
-    def _pop(self) -> "TResponseInputItem | None":
+    def _pop(self, handover: _Handover) -> "TResponseInputItem | None":
         """Claim the newest item: the first of the newest events that this call deletes
         itself. One taken by a concurrent pop meanwhile is passed over for the next, so
-        each item is returned once; the whole claim ends within the store's deadline."""
+        each item is returned once; the whole claim ends within the store's deadline.
+        Once the caller is gone (`handover`), no delete is sent, and an item deleted
+        meanwhile is put back."""
         deadline = Deadline.after(self._store.timeout)
         after = None
-        while hits := self._search(size=_POP_WINDOW, newest_first=True, after=after):
+        while hits := self._search(
+            size=_POP_WINDOW, newest_first=True, after=after, source=_EVENT_SOURCE
+        ):
             for hit in hits:
                 item = stored_item(hit["_source"])
                 # An event of another surface that is no item is left alone.
-                if item is not None and self._claim(hit, deadline):
-                    self._store.client.indices.refresh(index=hit["_index"])  # gone for reads
-                    return item  # type: ignore[return-value]
+                if item is not None and self._claim(hit, deadline, handover.abandoned):
+                    popped = _Popped(item, hit["_source"])
+                    if handover.hand_over(popped):
+                        return item  # type: ignore[return-value]  # a JSON object
+                    self._put_back(popped)
+                    return None
+                if handover.abandoned.is_set():
+                    return None
             after = hits[-1]["sort"]  # all taken meanwhile, or none an item: look further back
         return None
 
-    def _claim(self, hit: dict[str, Any], deadline: Deadline) -> bool:
+    def _claim(self, hit: dict[str, Any], deadline: Deadline, stop: threading.Event) -> bool:
         """Delete `hit`'s event if it is still there: True when this call deleted it,
-        False when another pop did. The delete is conditional on the version read, and
-        never sent twice by the client: a resend after a lost answer would find it gone
-        and pass it over as taken, losing the item."""
+        False when another pop did, or `stop` was set before it was sent. The delete is
+        conditional on the version read, and never sent twice by the client: a resend
+        after a lost answer would find it gone and pass it over as taken, losing the
+        item. It refreshes the event's shard as part of it, so the item is gone for reads
+        when the pop returns, with no second request that could fail after the delete."""
         client = self._store.client.options(max_retries=0)
         where = {"index": hit["_index"], "id": hit["_id"], "routing": self.user_id}
         version = {"if_seq_no": hit["_seq_no"], "if_primary_term": hit["_primary_term"]}
-        while deadline.allows():
+        while deadline.allows() and not stop.is_set():
             try:
-                client.delete(**where, **version)
+                client.delete(**where, **version, refresh=True)
                 return True
             except NotFoundError:
                 return False
@@ -233,6 +344,8 @@ class SessionRecallSession(SessionABC):
                     "then pop again if it is; check the node and the credentials' "
                     "privileges (delete on the alias).",
                 ) from None
+        if stop.is_set():
+            return False
         raise IndexerError(
             f"Popping from session {self.session_id!r} did not finish within "
             f"{self._store.timeout:g} s: other writers kept changing its latest items.",

@@ -1,0 +1,38 @@
+"""The names an alias's indices take, and the alias names that could share them.
+
+An alias `ev` owns `ev-<period>` (its partitions, `ev-2026.07`: `core.partitions`), made
+from a template matching `ev-1*` and `ev-2*`; `ev-tombstones`; and, made by an earlier
+release, `ev-000001`. Each is the alias's name, a dash, and a suffix that starts with a
+digit or is `tombstones`. So another alias can share one of them only if its own name is
+`ev-` followed by such a suffix: `ev-2026`, whose partitions `ev-2026-2026.07` the
+template of `ev` would take into `ev`; or `ev-tombstones`. No alias may hold a dash
+followed by a digit, nor end in `-tombstones`: then no two aliases, made in any order,
+can share an index or a template pattern (`tests/unit/test_index_names.py` checks it).
+"""
+
+import re
+
+TOMBSTONES = "tombstones"
+_DASH_DIGIT = re.compile(r"-[0-9]", re.ASCII)
+
+
+def tombstone_index(alias: str) -> str:
+    return f"{alias}-{TOMBSTONES}"
+
+
+def shared_names(alias: str) -> str | None:
+    """Why `alias` could share another alias's indices, or None when it never can."""
+    dash_digit = _DASH_DIGIT.search(alias)
+    if dash_digit is not None:
+        owner = alias[: dash_digit.start()]
+        return (
+            f"{alias!r} holds a dash followed by a digit: the indices of alias {owner!r} "
+            f"are named {owner}-<year>..., so {alias!r} could share them."
+        )
+    if alias.endswith(f"-{TOMBSTONES}"):
+        owner = alias.removesuffix(f"-{TOMBSTONES}")
+        return f"{alias!r} is the name of the tombstone index of alias {owner!r}."
+    return None
+
+
+__all__ = ["TOMBSTONES", "shared_names", "tombstone_index"]

@@ -1,0 +1,107 @@
+"""Every operation of serve's OpenAPI document as a request for one user, so that the
+token tests cover each route, a new one included: a route this module cannot name a
+user in fails them until it learns how."""
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from session_recall.security.tokens import Action
+from tests.support.ndjson import event
+
+# Reachable without any token: the probes and the document.
+OPEN = frozenset({"/healthz", "/readyz", "/openapi.json"})
+# Operations whose users are named in the body, not the path.
+BODY_USERS = frozenset({("post", "/v1/events")})
+# A value for every path parameter but the user's.
+PATH_VALUES = {"session": "s-tok", "contact": "c-tok", "inbox": "i-tok", "event": "e-tok-1"}
+TOOL_ARGUMENTS = {"innerThought": "recap", "query": "weather"}
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str  # lowercase, as in the document
+    path: str  # the template
+
+    @property
+    def id(self) -> str:
+        return f"{self.method.upper()} {self.path}"
+
+    def needs(self) -> Action:
+        """The action the route should need, by what it does (not by what serve says)."""
+        if self.method == "delete":
+            return Action.ERASE
+        if (self.method, self.path) in BODY_USERS:
+            return Action.WRITE
+        if self.method == "get" or "/tools/" in self.path:
+            return Action.READ
+        raise AssertionError(f"{self.id}: say which action it needs in tests/support")
+
+    def request(self, user: str, *, body_users: tuple[str, ...] = ()) -> "Request":
+        """The operation for `user`: in the path, or in the body (every user of
+        `body_users` there, in that order, when given)."""
+        values = {**PATH_VALUES, "user": user}
+        parts = []
+        for part in self.path.split("/"):
+            if part.startswith("{"):
+                name = part[1:-1]
+                assert name in values, f"{self.id}: no test value for {{{name}}}"
+                part = values[name]
+            parts.append(part)
+        url = "/".join(parts)
+        if (self.method, self.path) in BODY_USERS:
+            users = body_users or (user,)
+            events = [_event(i, who) for i, who in enumerate(users)]
+            return Request(self.method, f"{url}?refresh=wait_for", json=events)
+        assert "{user}" in self.path, f"{self.id}: names no user; add it to BODY_USERS"
+        if self.path.endswith("/cross_conversation_search"):
+            url += "?enabled=true"  # off unless the application turns it on
+        return Request(self.method, url, json=TOOL_ARGUMENTS if self.method == "post" else None)
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    url: str
+    json: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def ndjson(self) -> "Request":
+        """The same events as NDJSON."""
+        body = b"".join(orjson.dumps(item) + b"\n" for item in self.json)
+        return Request(self.method, self.url, body, {"content-type": "application/x-ndjson"})
+
+    def send(self, client: Any, token: str | None) -> Any:
+        headers = {**self.headers}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        if isinstance(self.json, bytes):
+            return client.request(self.method, self.url, content=self.json, headers=headers)
+        return client.request(self.method, self.url, json=self.json, headers=headers)
+
+
+def _event(i: int, user: str) -> dict[str, Any]:
+    """Event `i` of `user`, of today (cross-conversation search looks back 90 days)."""
+    made = event(i, user=user, session=PATH_VALUES["session"])
+    stamp = datetime.now(UTC).replace(hour=0, minute=0, second=i, microsecond=0)
+    return {
+        **made,
+        "event_id": f"e-tok-{user}-{i}",
+        "timestamp": stamp.isoformat().replace("+00:00", "Z"),
+        "contact_id": "c-tok",
+        "inbox_id": "i-tok",
+    }
+
+
+def operations(document: dict[str, Any]) -> list[Operation]:
+    """Every operation of the document that takes a token."""
+    found = [
+        Operation(method, path)
+        for path, item in document["paths"].items()
+        if path not in OPEN
+        for method in item
+    ]
+    assert found, "the document lists no operation"
+    return sorted(found, key=lambda op: (op.method == "delete", op.path, op.method))
