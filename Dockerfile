@@ -9,7 +9,10 @@ COPY indexer indexer
 COPY recall recall
 COPY mappings mappings
 COPY embeddings embeddings
-RUN pip install --no-cache-dir . && useradd --system --no-create-home session-recall
+# A fixed id: the compose file's secured profile gives this account its secrets' volume.
+RUN pip install --no-cache-dir . \
+    && groupadd --system --gid 10001 session-recall \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home session-recall
 
 USER session-recall
 ENV SESSION_RECALL_HOME=/tmp/session-recall

@@ -191,9 +191,17 @@ def pending(
     within: dict[str, Any] | None = None,
 ) -> int:
     """How many events of `alias` (of the slices `within` selects) await enrichment
-    (0 when the alias does not exist)."""
+    (0 when the alias does not exist).
+
+    Not lenient about the indices (`ignore_unavailable`): with it, Elasticsearch
+    leaves out the indices a credential may not read and answers 0, as if nothing
+    waited; without it, such a credential is refused (403) and told which role it
+    needs."""
     query = _within(pending_query(embedder.model_id if embedder else None), within)
-    answer = client.count(index=alias, query=query, ignore_unavailable=True)
+    try:
+        answer = client.count(index=alias, query=query)
+    except NotFoundError:
+        return 0
     return int(answer["count"])
 
 
@@ -206,7 +214,10 @@ def refused(client: Elasticsearch, alias: str, embedder: Embedder | None) -> int
     if embedder is None:
         return 0
     query = {"term": {REFUSED_FIELD: embedder.model_id}}
-    return int(client.count(index=alias, query=query, ignore_unavailable=True)["count"])
+    try:  # as lenient as `pending`, no more: a credential that cannot read is told so
+        return int(client.count(index=alias, query=query)["count"])
+    except NotFoundError:
+        return 0
 
 
 def enrich(

@@ -15,7 +15,7 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
-from session_recall.indexer import tombstones
+from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.context import repair_reaching_before
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
 from session_recall.indexer.erasure import note_removal
@@ -76,28 +76,37 @@ def granularity(client: Elasticsearch, alias: str) -> Granularity | None:
     return None if layout is None else layout.granularity
 
 
-def ensure_partition(client: Elasticsearch, index: str) -> bool:
-    """Create `index` from the template unless it exists; True if this call made it.
+def ensure_partition(client: Elasticsearch, alias: str, index: str) -> bool:
+    """Make the partition `index` of `alias` from the template, unless it exists; True
+    when it is new (made by this call, or left to the write to make).
 
     Made explicitly rather than by the bulk's auto-creation, which a cluster may have
     turned off (`action.auto_create_index`); the template gives it the mappings,
-    the settings and the read alias either way. A credential that may create
-    partitions but not look at them (a role narrower than ours) asks to create it:
-    "it exists already" answers the question too.
+    the settings and the read alias either way. A credential that may not create an
+    index with a request of its own (the ingest role: such a request could carry any
+    settings) leaves it to its bulk request, which makes it from the template alone
+    (`auto_configure`). Either way the partition is checked first: an existing one
+    must be the alias's own, a new one made by the alias's own template
+    (`ownership`).
     """
-    try:
-        if client.indices.exists(index=index):
-            return False
-    except AuthorizationException:
-        pass
+    aliases = ownership.aliases_of(client, alias, index)
+    if aliases is not None:
+        ownership.check_existing(alias, index, aliases)
+        return False
+    ownership.check_new(client, alias, index)
     try:
         client.indices.create(index=index, wait_for_active_shards="1")
+    except AuthorizationException:
+        return True  # the bulk request makes it, from the template
     except BadRequestError as err:
         # Another writer won the race: that is the outcome we wanted.
         if err.error != "resource_already_exists_exception":
             raise
-        return False
-    return True
+        made = False
+    else:
+        made = True
+    ownership.check_existing(alias, index, ownership.aliases_of(client, alias, index) or {})
+    return made
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,19 +124,19 @@ def stored_indices(client: Elasticsearch, alias: str) -> list[StoredIndex]:
     """Every index behind `alias`: the single-index layout's first, then the
     partitions from the oldest period on. None when the alias does not exist."""
     try:
-        rows: list[dict[str, str]] = client.cat.indices(
-            index=alias, format="json", bytes="b", h="index,docs.count,store.size"
-        ).body  # type: ignore[assignment]  # a list of rows with format=json
+        # Index statistics rather than `_cat/indices`, which asks for the whole
+        # cluster's state: a privilege the admin role has no need of otherwise.
+        stats = client.indices.stats(index=alias, metric="docs,store", level="indices").body
     except NotFoundError:
         return []
     found = [
         StoredIndex(
-            index=row["index"],
-            partition=parse_partition(alias, row["index"]),
-            docs=int(row.get("docs.count") or 0),
-            size_bytes=int(row.get("store.size") or 0),
+            index=name,
+            partition=parse_partition(alias, name),
+            docs=int(entry.get("primaries", {}).get("docs", {}).get("count") or 0),
+            size_bytes=int(entry.get("total", {}).get("store", {}).get("size_in_bytes") or 0),
         )
-        for row in rows
+        for name, entry in stats.get("indices", {}).items()
     ]
     return sorted(found, key=lambda s: (s.partition is not None, _start(s), s.index))
 

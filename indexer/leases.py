@@ -128,9 +128,7 @@ class Leased:
             for lease in self._mine.values():
                 self._write(lease, 0.0)
             self._mine, self.held = {}, set()
-            self._client.options(ignore_status=404).delete(
-                index=self._index, id=_member_id(self.holder)
-            )
+            self._heartbeat(-self._ttl)  # a membership that ended: no longer counted
 
     def _start_renewer(self) -> None:
         if self._renewer is None:

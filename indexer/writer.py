@@ -355,7 +355,7 @@ class Writer:
                 refused[index] = (
                     f"its partition {index} could not be created: Elasticsearch answered "
                     f"{reason}; once the cluster can take a new index (free shards, or "
-                    "grant create_index), send it again"
+                    "the ingest role's privileges granted), send it again"
                 )
                 continue
             if self.refused_partitions.pop(index, None) is not None:
@@ -365,7 +365,7 @@ class Writer:
         return refused
 
     def _ensure_partition(self, index: str) -> bool:
-        return ensure_partition(self._es(), index)
+        return ensure_partition(self._es(), self._alias, index)
 
     def _check_index(self) -> None:
         """Once per writer, before its first write: the index takes this model's vectors."""
@@ -814,9 +814,10 @@ def _covered(pending: _Pending, erased: dict[str, int]) -> bool:
 
 def _found(
     client: Elasticsearch, docs: list[tuple[dict[str, str], int]]
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[str, str, str]] | None:
     """(index, id, routing) of the `docs` that exist, read in real time, and stamped at
-    or before the instant each comes with (nanoseconds)."""
+    or before the instant each comes with (nanoseconds); None when these credentials
+    may not read them (the ingest role: each document is refused in the answer)."""
     response = client.mget(
         docs=[doc for doc, _ in docs],
         source_includes=["timestamp"],
@@ -830,6 +831,8 @@ def _found(
             if stamp is not None and Instant.parse(stamp).nanos > until:
                 continue  # another event of the same id, stamped after the erasure
             found.append((asked["_index"], asked["_id"], asked["routing"]))
+        elif "error" in doc and doc["error"].get("type") == "security_exception":
+            return None
         elif "error" in doc and doc["error"].get("type") not in _NO_COPY_THERE:
             raise Transient(f"looking for a stored copy failed: {doc['error'].get('type')}")
     return found

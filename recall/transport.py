@@ -22,7 +22,7 @@ from typing import Any
 from elasticsearch import ApiError, AsyncElasticsearch, ConnectionTimeout, Elasticsearch
 from elasticsearch import ConnectionError as ConnectionFailed
 
-from session_recall.core.access import role_hint
+from session_recall.core.access import BLOCKED, blocked_hint, role_hint
 from session_recall.core.errors import ElasticsearchUnavailable, ShardsUnavailable
 from session_recall.recall.errors import IndexNotFound, SearchRefused
 
@@ -208,6 +208,10 @@ def _refusal(status: int, kind: str, alias: str) -> Exception:
             "A shard of the alias is not available now, so the search cannot see "
             f"every event ({status} {kind}).",
             hint="Retry in a few seconds: a node may be restarting.",
+        )
+    if kind == BLOCKED:
+        return SearchRefused(
+            f"Elasticsearch refused the search ({status} {kind}).", hint=blocked_hint(repr(alias))
         )
     if status == 429 or status >= 500:
         return ElasticsearchUnavailable(

@@ -1,6 +1,7 @@
 """Builds the Elasticsearch client every command uses, and checks the server first."""
 
 import re
+import ssl
 from typing import Any
 
 import orjson
@@ -17,7 +18,7 @@ from elasticsearch import (
 from elasticsearch.serializer import NdjsonSerializer
 
 from session_recall.config import Settings
-from session_recall.core.access import Role, role_hint
+from session_recall.core.access import BLOCKED, Role, blocked_hint, role_hint
 from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
 from session_recall.indexer.errors import refusal_reason
 from session_recall.pins import elasticsearch_major
@@ -80,9 +81,36 @@ def _options(settings: Settings, overrides: dict[str, Any]) -> dict[str, Any]:
     if settings.username and settings.password:
         options["basic_auth"] = (settings.username, settings.password.get_secret_value())
     if settings.ca_certs:
-        options["ca_certs"] = str(settings.ca_certs)
+        options["ca_certs"] = _ca_file(settings)
     options.update(overrides)
     return options
+
+
+def _ca_file(settings: Settings) -> str:
+    """The CA file, checked before the client takes it: the client's own errors are a
+    traceback (a CA with an http:// URL) or "certificate not trusted" (a file that is
+    missing or holds no certificate), neither of which says what is wrong."""
+    path = settings.ca_certs
+    assert path is not None
+    plain = [url for url in settings.elasticsearch_urls() if url.lower().startswith("http://")]
+    if plain:
+        https = "https://" + plain[0].split("://", 1)[1]
+        raise ConfigurationError(
+            f"ELASTICSEARCH_CA_CERTS is set, but ELASTICSEARCH_URL {plain[0]!r} is plain "
+            "HTTP: a CA is for HTTPS.",
+            hint=f"Use {https!r} (a secured node speaks HTTPS only), or unset "
+            "ELASTICSEARCH_CA_CERTS for a node without TLS.",
+        )
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except OSError as err:  # ssl.SSLError is one: a file that holds no PEM certificate
+        why = err.strerror if not isinstance(err, ssl.SSLError) else "it holds no PEM certificate"
+        raise ConfigurationError(
+            f"ELASTICSEARCH_CA_CERTS {str(path)!r} cannot be used: {why or err}.",
+            hint="Point it at the CA certificate (PEM, '-----BEGIN CERTIFICATE-----'); "
+            "`session-recall node start --secure` prints the local node's.",
+        ) from None
+    return str(path)
 
 
 def failover_only(settings: Settings) -> dict[str, Any]:
@@ -105,12 +133,16 @@ _NOT_TLS = re.compile(
 
 
 def access_problem(
-    err: BaseException, *, needed: tuple[Role, ...] = ()
+    err: BaseException, *, needed: tuple[Role, ...] = (), alias: str = "the alias"
 ) -> ConfigurationError | None:
     """What a refusal of the connection or the credentials means, and what to do: a
     certificate not trusted, credentials refused, a privilege missing (`needed`: the
     roles the refused work needs). None for any other error. The credentials are
     never repeated."""
+    if isinstance(err, AuthorizationException) and err.error == BLOCKED:
+        return ConfigurationError(
+            f"Elasticsearch refused this: {refusal_reason(err)}.", hint=blocked_hint(alias)
+        )
     if isinstance(err, AuthorizationException):
         return ConfigurationError(
             f"Elasticsearch refused this to the credentials: {refusal_reason(err)}.",
@@ -158,7 +190,8 @@ def server_version(client: Elasticsearch) -> str | None:
             raise problem from None
         raise ElasticsearchUnavailable(
             f"Elasticsearch did not answer: {type(err).__name__}.",
-            hint="Check ELASTICSEARCH_URL and that the node runs (`session-recall node status`).",
+            hint="Check ELASTICSEARCH_URL (a secured node needs https://) and that the node "
+            "runs (`session-recall node status`).",
         ) from None
     nodes = info.body.get("nodes") or {}
     if not nodes:

@@ -2,7 +2,7 @@
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from elastic_transport.client_utils import url_to_node_config
@@ -40,15 +40,21 @@ class Settings(BaseSettings):
     `ELASTICSEARCH_PASSWORD`, `ELASTICSEARCH_CA_CERTS`, `SESSION_RECALL_INDEX`,
     `SESSION_RECALL_HOME`, `SESSION_RECALL_CURSOR_KEY`, serve's token settings
     (`SESSION_RECALL_TOKEN_KEY`, `SESSION_RECALL_IDP_*`) and the embedder's. Secrets
-    are `SecretStr`, so they never show in a repr, a log line or an error.
+    are `SecretStr`, so they never show in a repr, a log line or an error, and each may
+    come from a file instead, named by its variable with `_FILE`
+    (`ELASTICSEARCH_PASSWORD_FILE`).
     """
 
     # Fields are read from the environment by their aliases alone. populate_by_name lets
     # code pass `index=...`, but it would also read each field from a variable of its
     # own name (HOME into `home`, USERNAME into `username`): the prefix, which applies
     # to those names and never to an alias, keeps them out of reach.
+    # An empty variable is an unset one (`ELASTICSEARCH_CA_CERTS=` names no file).
     model_config = SettingsConfigDict(
-        env_prefix="SESSION_RECALL_SETTINGS_FIELD_", extra="ignore", populate_by_name=True
+        env_prefix="SESSION_RECALL_SETTINGS_FIELD_",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
     )
 
     elasticsearch_url: str | None = Field(default=None, alias="ELASTICSEARCH_URL")
@@ -108,6 +114,49 @@ class Settings(BaseSettings):
     embeddings_max_chars: int = Field(
         default=DEFAULT_MAX_CHARS, ge=1, alias="SESSION_RECALL_EMBEDDINGS_MAX_CHARS"
     )
+
+    # Each secret may come from a file instead (`<VARIABLE>_FILE`, as Docker's secrets
+    # give them): a command line, which every local account can read, never needs one.
+    # Read once, here (`_secrets_from_files`); the path is not kept.
+    password_secret_file: Path | None = Field(default=None, alias="ELASTICSEARCH_PASSWORD_FILE")
+    api_key_secret_file: Path | None = Field(default=None, alias="ELASTICSEARCH_API_KEY_FILE")
+    read_password_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_READ_PASSWORD_FILE"
+    )
+    read_api_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_READ_API_KEY_FILE"
+    )
+    cursor_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_CURSOR_KEY_FILE"
+    )
+    token_key_secret_file: Path | None = Field(default=None, alias="SESSION_RECALL_TOKEN_KEY_FILE")
+    embeddings_api_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY_FILE"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _secrets_from_files(cls, data: Any) -> Any:
+        """Each `<VARIABLE>_FILE` given, read into `<VARIABLE>`; both given is refused."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        by_alias = {field.alias: name for name, field in cls.model_fields.items() if field.alias}
+        for twin, twin_name in by_alias.items():
+            variable = twin.removesuffix("_FILE")
+            if twin == variable or variable not in by_alias:
+                continue
+            path = data.pop(twin, None) or data.pop(twin_name, None)
+            if not path:
+                continue
+            if data.get(variable) or data.get(by_alias[variable]):
+                raise ConfigurationError(
+                    f"Both {variable} and {twin} are set.",
+                    hint=f"Unset one of them ({twin}, the file, keeps the secret off command "
+                    "lines and out of the environment).",
+                )
+            data[variable] = read_secret(twin, Path(path))
+        return data
 
     @field_validator("elasticsearch_url")
     @classmethod
@@ -231,6 +280,27 @@ def _one_credential(
             "A username needs a password and a password needs a username.",
             hint=f"Set both {prefix}USERNAME and {prefix}PASSWORD.",
         )
+
+
+def read_secret(variable: str, path: Path) -> str:
+    """The secret held by the file `path` (its first line, without the line's end),
+    named in errors by the variable or option that named the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else "it is not UTF-8 text"
+        raise ConfigurationError(
+            f"{variable}: the file {str(path)!r} cannot be read ({why}).",
+            hint="Point it at a file that holds the secret alone, readable by its owner "
+            "only (chmod 600).",
+        ) from None
+    secret = text.splitlines()[0].strip() if text.strip() else ""
+    if not secret:
+        raise ConfigurationError(
+            f"{variable}: the file {str(path)!r} is empty.",
+            hint="Write the secret into it, on its first line.",
+        )
+    return secret
 
 
 def _identity_provider(settings: Settings) -> None:

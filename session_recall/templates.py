@@ -22,6 +22,7 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
+from session_recall.indexer import ownership
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
@@ -157,6 +158,13 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
         for name in new:  # a refused setup leaves nothing behind
             client.options(ignore_status=404).cluster.delete_component_template(name=name)
         raise _template_refused(alias, err) from None
+    # Another alias's admin may put templates too (Elasticsearch grants them
+    # cluster-wide): the partitions are checked to be this alias's alone.
+    ownership.check_templates(client, alias)
+    named = (
+        client.options(ignore_status=404).indices.get(index=f"{alias}-*", features="aliases").body
+    )
+    ownership.check_partitions(alias, named if isinstance(named, dict) else {})
 
     legacy: tuple[str, ...] = ()
     if exists:
@@ -168,7 +176,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
                 index=alias, settings={"index": {"number_of_replicas": layout.replicas}}
             )
     partition = partition_of(alias, Instant.now(), layout.granularity).index
-    created = ensure_partition(client, partition)
+    created = ensure_partition(client, alias, partition)
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )

@@ -1,6 +1,7 @@
 """The `session-recall` command: one click group, a module per command family."""
 
 import importlib
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -8,6 +9,7 @@ import click
 
 from session_recall import __version__
 from session_recall.cli.group import RecallGroup
+from session_recall.cli.secret_options import secret_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -154,17 +156,12 @@ class _LazyGroup(RecallGroup):
     show_envvar=True,
     help="Elasticsearch URL, e.g. http://127.0.0.1:9200.",
 )
-@click.option(
-    "--api-key", envvar="ELASTICSEARCH_API_KEY", show_envvar=True, help="API key (never printed)."
-)
+@secret_options("api-key", envvar="ELASTICSEARCH_API_KEY", what="API key", help="API key")
 @click.option(
     "--username", envvar="ELASTICSEARCH_USERNAME", show_envvar=True, help="Basic-auth user."
 )
-@click.option(
-    "--password",
-    envvar="ELASTICSEARCH_PASSWORD",
-    show_envvar=True,
-    help="Basic-auth password (never printed).",
+@secret_options(
+    "password", envvar="ELASTICSEARCH_PASSWORD", what="password", help="Basic-auth password"
 )
 @click.option(
     "--ca-certs",
@@ -189,8 +186,10 @@ def main(
     ctx: click.Context,
     es_url: str | None,
     api_key: str | None,
+    api_key_file: Path | None,
     username: str | None,
     password: str | None,
+    password_file: Path | None,
     ca_certs: Path | None,
     index: str | None,
     home: Path | None,
@@ -217,12 +216,18 @@ def main(
     from session_recall.config import Settings, settings_problem
     from session_recall.core.errors import ConfigurationError
 
-    values = {
+    values: dict[str, str | Path | None] = {
         "ELASTICSEARCH_URL": es_url, "ELASTICSEARCH_API_KEY": api_key,
+        "ELASTICSEARCH_API_KEY_FILE": api_key_file,
         "ELASTICSEARCH_USERNAME": username, "ELASTICSEARCH_PASSWORD": password,
+        "ELASTICSEARCH_PASSWORD_FILE": password_file,
         "ELASTICSEARCH_CA_CERTS": ca_certs, "SESSION_RECALL_INDEX": index,
         "SESSION_RECALL_HOME": home,
     }  # fmt: skip
+    for name in ("ELASTICSEARCH_API_KEY", "ELASTICSEARCH_PASSWORD"):
+        if str(values[f"{name}_FILE"]) == "-":  # the secret on standard input
+            values[f"{name}_FILE"] = None
+            values[name] = sys.stdin.readline().strip()
     try:
         settings = Settings.model_validate({k: v for k, v in values.items() if v is not None})
     except ValidationError as err:

@@ -1,7 +1,13 @@
 """`session-recall roles show` and `session-recall users create|list|delete`: the
 least-privilege roles, for any cluster, and the users of the local secured node."""
 
+import io
 import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -91,22 +97,80 @@ def users() -> None:
     help="Its role (repeatable, e.g. serve's ingest, recall and enrich).",
 )
 @click.option("--name", help="The user's name.  [default: the role's name]")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the credentials to this new file, readable by its owner only (600), "
+    "rather than to standard output.",
+)
 @node_option
 @pass_app
-def create(app: AppContext, chosen: tuple[Role, ...], name: str | None, node_name: str) -> None:
-    """Create a user with a generated password, and print its credentials once, as
-    environment lines. The node takes it within a few seconds.
+def create(
+    app: AppContext,
+    chosen: tuple[Role, ...],
+    name: str | None,
+    output: Path | None,
+    node_name: str,
+) -> None:
+    """Create a user with a generated password, and write its credentials once, as
+    environment lines: to --output, a new file at 600, or to standard output (a file
+    it is redirected to is made 600 too). The node takes it within a few seconds.
 
     \b
     Example:
-      session-recall users create --role recall > recall.env
+      session-recall users create --role recall --output recall.env
+      ( set -a; . ./recall.env; session-recall search --user alice "lisbon" )
     """
     realm = _realm(app, node_name)
     user = name or "-".join(chosen)
-    password = realm.create(user, chosen, app.settings.index)
-    click.echo(f"User {user!r} created with the role(s) {', '.join(chosen)}.", err=True)
-    click.echo(f"ELASTICSEARCH_USERNAME={user}")
-    click.echo(f"ELASTICSEARCH_PASSWORD={password}")
+    sink = _new_private_file(output) if output is not None else None
+    try:
+        password = realm.create(user, chosen, app.settings.index)
+    except BaseException:
+        if sink is not None and output is not None:
+            sink.close()
+            output.unlink()
+        raise
+    lines = f"ELASTICSEARCH_USERNAME={user}\nELASTICSEARCH_PASSWORD={password}\n"
+    made = f"User {user!r} created with the role(s) {', '.join(chosen)}"
+    if sink is not None:
+        with sink:
+            sink.write(lines)
+        click.echo(f"{made}; its credentials are in {output} (600).", err=True)
+        return
+    click.echo(f"{made}.", err=True)
+    if _made_private(sys.stdout):
+        click.echo("The file standard output goes to is now 600: it holds a password.", err=True)
+    click.echo(lines, nl=False)
+
+
+def _new_private_file(path: Path) -> TextIO:
+    """`path`, created for writing at 600; a usage error when it exists (another
+    user's credentials, maybe), found before the user is made."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise click.BadParameter(
+            f"{str(path)!r} exists: pick a new file.", param_hint="--output"
+        ) from None
+    except OSError as err:
+        raise click.BadParameter(
+            f"{str(path)!r} cannot be written: {err.strerror}.", param_hint="--output"
+        ) from None
+    return os.fdopen(handle, "w", encoding="utf-8")
+
+
+def _made_private(stream: TextIO) -> bool:
+    """When `stream` goes to a regular file others may read (`> admin.env`), make it
+    its owner's alone; True when it was not."""
+    try:
+        found = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False  # not a file of the system (a test's runner)
+    if not stat.S_ISREG(found.st_mode) or not found.st_mode & 0o077:
+        return False
+    os.fchmod(stream.fileno(), stat.S_IMODE(found.st_mode) & 0o700)
+    return True
 
 
 @users.command(name="list")

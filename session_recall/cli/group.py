@@ -30,7 +30,9 @@ class RecallGroup(click.Group):
             if not isinstance(err, ApiError | TransportError):
                 raise
             command = ctx.invoked_subcommand or ""
-            problem = access_problem(err, needed=needed_by(command))
+            settings = getattr(ctx.obj, "settings", None)
+            alias = repr(settings.index) if settings is not None else "the alias"
+            problem = access_problem(err, needed=needed_by(command), alias=alias)
             if problem is None:
                 raise
             self._fail(ctx, problem)

@@ -4,7 +4,7 @@ node or a cluster of several (`--nodes`)."""
 import click
 
 from session_recall.cli.context import AppContext, pass_app
-from session_recall.node import LocalNode
+from session_recall.node import LocalNode, private
 from session_recall.node.cluster import LocalCluster
 from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S, NodeInfo
 from session_recall.node.secure import Security
@@ -92,7 +92,9 @@ def start(
       export ELASTICSEARCH_URL=$(session-recall node start --secure | tail -n1)
     """
     step = lambda m: click.echo(m, err=True)  # noqa: E731
-    security = Security(app.settings.home / "security" / name) if secure else None
+    security = None
+    if secure:  # the folder of every node's secrets: its names are nobody else's either
+        security = Security(private.folder(app.settings.home / "security") / name)
     if nodes is not None or _cluster(app, name) is not None:
         cluster = LocalCluster(
             home=app.settings.home,

@@ -3,6 +3,8 @@
 import ipaddress
 import logging
 import logging.config
+import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -10,6 +12,8 @@ import click
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.observe import log_format_option, metrics_for
 from session_recall.cli.options import build, flag, limit_options
+from session_recall.cli.secret_options import secret_options
+from session_recall.config import read_secret
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
 from session_recall.observability.logs import LogFormat
@@ -33,11 +37,12 @@ from session_recall.observability.logs import LogFormat
     show_envvar=True,
     help="Port to bind.",
 )
-@click.option(
-    "--token", envvar="SESSION_RECALL_TOKEN", show_envvar=True, metavar="TOKEN",
-    help="The operator's bearer token, which reaches every user with every action "
-    "(never printed; prefer the SESSION_RECALL_TOKEN variable).",
-)  # fmt: skip
+@secret_options(
+    "token",
+    envvar="SESSION_RECALL_TOKEN",
+    what="operator's bearer token",
+    help="The operator's bearer token, which reaches every user with every action",
+)
 @click.option(
     "--idp-jwks-url",
     envvar="SESSION_RECALL_IDP_JWKS_URL",
@@ -110,6 +115,7 @@ def serve(
     host: str,
     port: int,
     token: str | None,
+    token_file: Path | None,
     refresh: Refresh,
     log_level: str,
     enrich: bool,
@@ -147,6 +153,8 @@ def serve(
     from session_recall.observability import tracing
     from session_recall.tools import TOOLS
 
+    if token_file is not None:
+        token = _token_from(token_file, given=token)
     bounds = build(ServeLimits, {name: (flag(name), value) for name, value in limits.items()})
 
     settings = app.settings.with_overrides(
@@ -187,6 +195,16 @@ def _warn(message: str, log_format: LogFormat) -> None:
         logging.getLogger(__name__).warning(message)
     else:
         click.echo(f"Warning: {message}", err=True)
+
+
+def _token_from(path: Path, *, given: str | None) -> str:
+    if given:
+        raise click.UsageError(
+            "Give the token once: --token (SESSION_RECALL_TOKEN) or --token-file."
+        )
+    if str(path) == "-":
+        return sys.stdin.readline().strip()
+    return read_secret("--token-file (SESSION_RECALL_TOKEN_FILE)", path)
 
 
 def _is_loopback(host: str) -> bool:

@@ -16,3 +16,18 @@ def role_hint(*roles: Role) -> str:
         f"that hold {'them' if len(roles) > 1 else 'it'} (`session-recall roles show "
         f"--role {roles[0]}` prints what it grants)."
     )
+
+
+# A 403 that is no privilege's: an index of the alias was blocked (`index.blocks.read`,
+# say), which whoever may change its settings did. Told apart so that the message
+# blames no role.
+BLOCKED = "cluster_block_exception"
+
+
+def blocked_hint(alias: str) -> str:
+    """The next step after a search or a write refused by an index block."""
+    return (
+        f"No role lacks a privilege: an index behind {alias} is blocked (its "
+        "index.blocks.* settings). An admin of the alias lifts it (PUT INDEX/_settings "
+        '{"index.blocks.read": null}) and finds out who set it.'
+    )

@@ -9,13 +9,40 @@ that cannot work at all (its embedder failed to start, say) makes it not ready.
 `/readyz` runs in a lane of its own (`lanes.probes`): busy searches or writes never
 make it late."""
 
-from elasticsearch import ApiError, TransportError
+from elasticsearch import (
+    ApiError,
+    AuthenticationException,
+    AuthorizationException,
+    SSLError,
+    TransportError,
+)
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from session_recall.config import Settings
 from session_recall.core.errors import ElasticsearchUnavailable
 from session_recall.http.app import RouteGroup, Services, WriteHealth
+from session_recall.indexer.errors import refusal_reason
+
+
+def _unready(err: ApiError | TransportError, settings: Settings) -> str:
+    """Why Elasticsearch's answer to the probe is no: a refusal names the credential
+    the probes use (serve's read one, when set apart), never its secret."""
+    if settings.read_api_key or settings.read_username:
+        credential = "serve's read credential (SESSION_RECALL_READ_*)"
+    else:
+        credential = "serve's credential (ELASTICSEARCH_*)"
+    if isinstance(err, AuthenticationException):
+        return f"Elasticsearch refused {credential} (401): none, wrong or expired"
+    if isinstance(err, AuthorizationException):
+        return (
+            f"Elasticsearch refused {credential} (403): {refusal_reason(err)}; the probes "
+            "need the recall role"
+        )
+    if isinstance(err, SSLError):
+        return "Elasticsearch's certificate is not trusted: set ELASTICSEARCH_CA_CERTS"
+    return f"Elasticsearch does not answer: {type(err).__name__}"
 
 
 def health_group(services: Services) -> RouteGroup:
@@ -31,7 +58,7 @@ def health_group(services: Services) -> RouteGroup:
                 lambda: bool(lane.client.indices.exists_alias(name=alias)), what="answer"
             )
         except (ApiError, TransportError) as err:
-            reason = f"Elasticsearch does not answer: {type(err).__name__}"
+            reason = _unready(err, services.settings)
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         except ElasticsearchUnavailable as err:  # the probe's deadline passed
             reason = err.message

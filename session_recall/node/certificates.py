@@ -1,5 +1,6 @@
 """The local secured node's certificates: a CA of its own, and one certificate for
-its nodes (HTTP and, in a cluster, transport), valid for the loopback names only.
+its nodes (HTTP and, in a cluster, transport), valid for the loopback names only (and
+for the host names a compose bundle asks for: `bundle`).
 
 Made once per node or cluster and kept: a client that trusts the CA file keeps
 trusting the node across restarts. The CA's key stays beside it (mode 600), never in
@@ -15,6 +16,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from session_recall.node import private
 
 VALID_DAYS = 825  # what browsers and most clients accept for a leaf certificate
 LOOPBACK_NAMES = ("localhost",)
@@ -46,11 +49,14 @@ class Certificates:
     def exist(self) -> bool:
         return all(p.is_file() for p in (self.ca, self.ca_key, self.node, self.node_key))
 
-    def make(self, *, common_name: str = "session-recall local node") -> "Certificates":
-        """Write a new CA and node certificate, unless they exist."""
+    def make(
+        self, *, common_name: str = "session-recall local node", hosts: tuple[str, ...] = ()
+    ) -> "Certificates":
+        """Write a new CA and node certificate, unless they exist. The node's names are
+        the loopback's, and `hosts` (a compose service's name, say)."""
         if self.exist():
             return self
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private.folder(self.folder)
         now = datetime.datetime.now(datetime.UTC)
         start, end = now - datetime.timedelta(days=1), now + datetime.timedelta(days=VALID_DAYS)
         ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -82,7 +88,7 @@ class Certificates:
             .sign(ca_key, hashes.SHA256())
         )
         node_key = ec.generate_private_key(ec.SECP256R1())
-        names: list[x509.GeneralName] = [x509.DNSName(n) for n in LOOPBACK_NAMES]
+        names: list[x509.GeneralName] = [x509.DNSName(n) for n in (*LOOPBACK_NAMES, *hosts)]
         names += [x509.IPAddress(ipaddress.ip_address(a)) for a in LOOPBACK_ADDRESSES]
         node = (
             x509.CertificateBuilder()
@@ -105,19 +111,16 @@ class Certificates:
             )
             .sign(ca_key, hashes.SHA256())
         )
-        _write_key(self.ca_key, ca_key)
-        _write_key(self.node_key, node_key)
-        self.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-        self.node.write_bytes(node.public_bytes(serialization.Encoding.PEM))
+        private.write(self.ca_key, _pem(ca_key))
+        private.write(self.node_key, _pem(node_key))
+        private.write(self.ca, ca.public_bytes(serialization.Encoding.PEM))
+        private.write(self.node, node.public_bytes(serialization.Encoding.PEM))
         return self
 
 
-def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
-    pem = key.private_bytes(
+def _pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    path.touch(mode=0o600, exist_ok=True)
-    path.chmod(0o600)
-    path.write_bytes(pem)

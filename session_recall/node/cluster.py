@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.node import account
+from session_recall.node import account, private
 from session_recall.node.local_node import (
     DEFAULT_HEAP,
     START_TIMEOUT_S,
@@ -174,7 +174,9 @@ class LocalCluster:
                 continue  # a node that is not up: the others still find each other
         text = "".join(f"{address}\n" for address in addresses)
         for node in self.nodes:
-            (node.node_dir / "config" / "unicast_hosts.txt").write_text(text, encoding="utf-8")
+            hosts = node.node_dir / "config" / "unicast_hosts.txt"
+            private.write(hosts, text)
+            account.give_like(hosts, hosts.parent)  # the node reads it
 
     def _read_record(self) -> dict[str, int | bool | str]:
         try:
@@ -191,4 +193,4 @@ class LocalCluster:
         }
         if self.security is not None:
             record["security"] = str(self.security.folder)
-        self._record.write_text(json.dumps(record), encoding="utf-8")
+        private.write(self._record, json.dumps(record))

@@ -8,6 +8,7 @@ across restarts, crashes included (`ports`), so its URL stays valid.
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.node import account, distribution, ports
+from session_recall.node import account, distribution, ports, private
 from session_recall.node.jdk import find_java_home
 from session_recall.node.secure import Security
 from session_recall.pins import elasticsearch_version
@@ -138,6 +139,7 @@ class LocalNode:
         self.version = version or elasticsearch_version()
         self.heap = heap
         self.runtime = account.runtime_root(home)
+        self.user = account.node_user(home)  # when we are root: see `account`
         self.node_dir = self.runtime / "nodes" / name
         self._state_file = self.node_dir / "node.json"
         self.security = security or self._recorded_security()
@@ -150,15 +152,19 @@ class LocalNode:
         state = self._read_state()
         if state is None or not _group_alive(state.pgid):
             return None
-        return state if http_ok(state.url, "/_cluster/health", self.security) else None
+        # As the state says it was started: a node started plain answers plain.
+        security = self.security if state.ca is not None else None
+        return state if http_ok(state.url, "/_cluster/health", security) else None
 
     def start(
         self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
     ) -> NodeInfo:
         running = self.status()
-        if running is not None:
+        if running is not None and (running.ca is None) == (self.security is None):
             on_step(f"Reusing the running node {self.name!r} at {running.url}.")
             return running
+        if running is not None:  # started plain, now asked for security (`spawn` stops it)
+            on_step(f"Restarting the node {self.name!r} with security on.")
         launch = self.spawn(on_step=on_step)
         return self.await_ready(launch, timeout=timeout)
 
@@ -166,9 +172,11 @@ class LocalNode:
         """Start the node's process and return at once: a cluster's nodes are all
         spawned before any of them can form the cluster (`await_ready`)."""
         self.stop()  # a stale state file or a half-started group: clear it first
+        self._loose_files(on_step)
         es_home = self._distribution(on_step)
         java_home = self._java_home(find_java_home())
         self._prepare_node_dir(es_home)
+        recorded = self._recorded_security()
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "ES_JAVA_HOME": str(java_home),
@@ -177,8 +185,17 @@ class LocalNode:
             "LANG": "C.UTF-8",
         }
         if self.security is not None:
-            self.security.prepare().install(self.node_dir / "config", es_home=es_home, env=env)
-            self._security_record.write_text(str(self.security.folder), encoding="utf-8")
+            # The keystore holds the bootstrap password of the secrets it was made with:
+            # none for a node first started plain, other ones for a folder changed since.
+            self.security.prepare(on_step=on_step).install(
+                self.node_dir / "config",
+                es_home=es_home,
+                env=env,
+                user=self.user,
+                password_known=recorded == self.security,
+            )
+            private.write(self._security_record, str(self.security.folder))
+        private.tighten(self.runtime)  # what was made just now: a new distribution, say
 
         logs = self.node_dir / "logs"
         for kind in ports.KINDS:
@@ -191,14 +208,17 @@ class LocalNode:
             command.append(f"-E{key}={value}")
         console = self.node_dir / "logs" / "console.log"
         on_step(f"Starting Elasticsearch {self.version} ({self.name!r}, heap {self.heap})...")
-        with console.open("ab") as log:
+        with private.appending(console) as log:
             process = subprocess.Popen(
-                account.as_node_user(["env", *(f"{k}={v}" for k, v in env.items()), *command]),
+                account.as_node_user(
+                    ["env", *(f"{k}={v}" for k, v in env.items()), *command], self.user
+                ),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 cwd=self.node_dir,
+                umask=private.UMASK,  # the node's data, logs and keystore: its own alone
             )
         _STARTED_HERE[process.pid] = process
         return Launch(process=process, console=console)
@@ -242,7 +262,7 @@ class LocalNode:
         ports.save(self.node_dir, ports.listened(logs))
         ca = None if self.security is None else str(self.security.ca)
         info = NodeInfo(name=self.name, url=url, pgid=pgid, version=self.version, ca=ca)
-        self._state_file.write_text(json.dumps(info.__dict__), encoding="utf-8")
+        private.write(self._state_file, json.dumps(info.__dict__))
         return info
 
     def stop(self, *, timeout: float = STOP_TIMEOUT_S) -> bool:
@@ -294,15 +314,56 @@ class LocalNode:
         if not (cache / f"{distribution.ARTIFACT}-{self.version}.zip").is_file():
             on_step(f"Fetching Elasticsearch {self.version} with Maven (once)...")
         zip_path = distribution.fetch_zip(self.version, cache)
-        self.runtime.mkdir(parents=True, exist_ok=True)
+        if self.runtime.parent == account.SHARED_RUNTIME:
+            self._shared_runtime(on_step)
+        private.folder(self.runtime)
         es_home = distribution.unpack(zip_path, self.runtime)
         if account.running_as_root():
-            account.ensure_node_user()
-            marker = es_home / ".owned"
-            if not marker.exists():
-                account.give_to_node_user(self.runtime)
-                marker.touch()
+            self._take_runtime(on_step)
         return es_home
+
+    def _take_runtime(self, on_step: Callable[[str], None]) -> None:
+        """Give the runtime to this home's account: new, or an earlier release's (whose
+        nodes all ran as one account). Not while a node of it still runs as that one:
+        it would lose its own files; this node then runs as that account too, once."""
+        account.ensure_node_user(self.user)
+        owner = self.runtime.stat().st_uid
+        if owner == pwd.getpwnam(self.user).pw_uid:
+            return
+        running = [node.name for node in self._neighbours() if node._alive()]
+        if owner != 0 and running:
+            self.user = pwd.getpwuid(owner).pw_name
+            on_step(
+                f"The nodes {', '.join(running)} of this home run as the account "
+                f"{self.user!r}, which every home of an earlier release shared: this "
+                f"node does too. Stop them, and the next start moves the home to its own "
+                f"account, {account.node_user(self.home)!r}."
+            )
+            return
+        account.give_to(self.runtime, self.user)
+
+    def _alive(self) -> bool:
+        """Its processes run (answering or not yet)."""
+        state = self._read_state()
+        return state is not None and _group_alive(state.pgid)
+
+    def _neighbours(self) -> list["LocalNode"]:
+        """The other nodes under this home's runtime."""
+        nodes = self.runtime / "nodes"
+        names = sorted(p.name for p in nodes.iterdir() if p.is_dir()) if nodes.is_dir() else []
+        return [LocalNode(home=self.home, name=n) for n in names if n != self.name]
+
+    def _shared_runtime(self, on_step: Callable[[str], None]) -> None:
+        """The folder above each account's own: others may pass, not look (711)."""
+        shared = account.SHARED_RUNTIME
+        shared.mkdir(parents=True, exist_ok=True)
+        shared.chmod(0o711)
+        if (shared / "nodes").is_dir() and not self.runtime.exists():
+            on_step(
+                f"Nodes of an earlier release are in {shared}; this one keeps its nodes in "
+                f"{self.runtime}. To keep them, stop them with that release and move "
+                f"{shared}/nodes and {shared}/clusters there."
+            )
 
     def _java_home(self, java_home: Path) -> Path:
         """A JDK the node user can read: copied next to the node when it cannot."""
@@ -311,7 +372,7 @@ class LocalNode:
         copy = self.runtime / "jdk"
         if not (copy / "bin" / "java").exists():
             shutil.copytree(java_home, copy, symlinks=True)
-            account.give_to_node_user(copy)
+            account.give_to(copy, self.user)
         return copy
 
     def _prepare_node_dir(self, es_home: Path) -> None:
@@ -319,13 +380,23 @@ class LocalNode:
         if not config.is_dir():
             shutil.copytree(es_home / "config", config)
         for sub in ("data", "logs"):
-            (self.node_dir / sub).mkdir(parents=True, exist_ok=True)
-        yml = config / "elasticsearch.yml"
-        yml.write_text(
+            private.folder(self.node_dir / sub)
+        private.write(
+            config / "elasticsearch.yml",
             f"path.data: {self.node_dir / 'data'}\npath.logs: {self.node_dir / 'logs'}\n",
-            encoding="utf-8",
         )
-        account.give_to_node_user(self.node_dir)
+        account.give_to(self.node_dir, self.user)
+        account.give_like(self.node_dir.parent, self.runtime)  # `nodes/`, new or not
+
+    def _loose_files(self, on_step: Callable[[str], None]) -> None:
+        """Tighten what an earlier release, or a hand, left open to other accounts,
+        and say so: the nodes' data, logs, config, keys and the distribution."""
+        loose = private.tighten(self.runtime)
+        if loose:
+            on_step(
+                f"{loose} file(s) and folder(s) under {self.runtime} were open to other "
+                "accounts; they are now their owner's alone (folders 700, files 600)."
+            )
 
     @staticmethod
     def _log_tail(path: Path, lines: int = 15) -> str:

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from session_recall.node import private
+
 KINDS = ("http", "transport")
 # Where a node listens unless told otherwise: Elasticsearch's defaults.
 DEFAULT_RANGES = {"http": "9200-9299", "transport": "9300-9399"}
@@ -44,7 +46,7 @@ def listened(logs: Path) -> dict[str, int]:
 
 
 def save(node_dir: Path, ports: Mapping[str, int]) -> None:
-    (node_dir / _FILE).write_text(json.dumps(dict(ports)), encoding="utf-8")
+    private.write(node_dir / _FILE, json.dumps(dict(ports)))
 
 
 def bindable(port: int, host: str = "127.0.0.1") -> bool:

@@ -9,16 +9,15 @@ health; users get credentials of their own (`session-recall users create`).
 
 import base64
 import secrets
-import shutil
 import ssl
 import subprocess
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.node import account
+from session_recall.node import account, private
 from session_recall.node.certificates import Certificates
 
 BOOTSTRAP_USER = "elastic"
@@ -49,14 +48,19 @@ class Security:
     def password_file(self) -> Path:
         return self.folder / f"{BOOTSTRAP_USER}.password"
 
-    def prepare(self) -> "Security":
-        """Make the CA, the node certificate and the bootstrap password, once."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.folder.chmod(0o700)
+    def prepare(self, *, on_step: Callable[[str], None] | None = None) -> "Security":
+        """Make the CA, the node certificate and the bootstrap password, once; and
+        keep every file of them private (said through `on_step` when one was not)."""
+        private.folder(self.folder)
         self.certificates.make()
         if not self.password_file.is_file():
-            self.password_file.touch(mode=0o600)
-            self.password_file.write_text(secrets.token_urlsafe(24), encoding="utf-8")
+            private.write(self.password_file, secrets.token_urlsafe(24))
+        loose = private.tighten(self.folder)
+        if loose and on_step is not None:
+            on_step(
+                f"{loose} file(s) of the secrets in {self.folder} were open to other "
+                "accounts; they are now their owner's alone (600)."
+            )
         return self
 
     def password(self) -> str:
@@ -73,34 +77,47 @@ class Security:
             found.update({f"xpack.security.transport.ssl.{k}": v for k, v in _SSL.items()})
         return found
 
-    def install(self, config: Path, *, es_home: Path, env: Mapping[str, str]) -> None:
-        """Put the node's certificates in its `config` folder, and the bootstrap
-        password in its keystore (once)."""
-        certs = config / CONFIG_CERTS
-        certs.mkdir(exist_ok=True)
+    def install(
+        self,
+        config: Path,
+        *,
+        es_home: Path,
+        env: Mapping[str, str],
+        user: str,
+        password_known: bool,
+    ) -> None:
+        """Put the node's certificates in its `config` folder (private to `user`, who
+        runs the node), and the bootstrap password in its keystore. `password_known`:
+        the keystore, if any, holds this password already; a keystore made by a plain
+        start of the node, or for other secrets, is given it again."""
+        certs = private.folder(config / CONFIG_CERTS)
         found = self.certificates
         for source in (found.ca, found.node, found.node_key):
-            shutil.copyfile(source, certs / source.name)
-        account.give_to_node_user(certs)
-        if (config / "elasticsearch.keystore").is_file():
+            private.write(certs / source.name, source.read_bytes())
+        account.give_to(certs, user)
+        keystore = config / "elasticsearch.keystore"
+        if keystore.is_file() and password_known:
             return
         tool = str(es_home / "bin" / "elasticsearch-keystore")
         node_env = ["env", *(f"{k}={v}" for k, v in env.items())]
-        for args, given in (
-            (["create"], None),
-            (["add", "--stdin", "--force", "bootstrap.password"], self.password()),
-        ):
+        steps: list[tuple[list[str], str | None]] = [
+            (["add", "--stdin", "--force", "bootstrap.password"], self.password())
+        ]
+        if not keystore.is_file():
+            steps.insert(0, (["create"], None))
+        for args, given in steps:
             done = subprocess.run(
-                account.as_node_user([*node_env, tool, *args]),
+                account.as_node_user([*node_env, tool, *args], user),
                 input=given,
                 capture_output=True,
                 text=True,
                 cwd=config,
+                umask=private.UMASK,
             )
             if done.returncode != 0:
                 raise SessionRecallError(
                     f"elasticsearch-keystore {args[0]} failed: {done.stderr.strip()[-500:]}",
-                    hint=f"Remove {config / 'elasticsearch.keystore'} and start the node again.",
+                    hint=f"Remove {keystore} and start the node again.",
                 )
 
     def context(self) -> ssl.SSLContext:

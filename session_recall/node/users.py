@@ -105,7 +105,7 @@ class FileRealm:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         lock = self.configs[0] / ".users.lock"
-        with lock.open("a") as handle:
+        with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             yield
 
@@ -144,5 +144,5 @@ def _replace(path: Path, text: str) -> None:
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
     os.chmod(temporary, 0o600)
-    account.give_to_node_user(Path(temporary))
+    account.give_like(Path(temporary), path.parent)  # the node's account reads it
     os.replace(temporary, path)

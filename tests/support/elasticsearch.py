@@ -110,14 +110,14 @@ def server_pid(client: Elasticsearch, node_name: str) -> int:
 
 def authenticates(client: Elasticsearch, alias: str | None = None) -> bool:
     """The credentials of `client` are taken, and with `alias` its roles of that alias
-    are in force (every role may look at a partition's metadata): a file-realm user
-    and its role are, once the node read its users' and roles' files again (it looks
-    every few seconds, at each file on its own)."""
+    are in force (every role may read the alias's aliases): a file-realm user and its
+    role are, once the node read its users' and roles' files again (it looks every few
+    seconds, at each file on its own)."""
     try:
         if alias is None:
             client.security.authenticate()
             return True
-        partition = {"names": [f"{alias}-2000.01"], "privileges": ["view_index_metadata"]}
-        return bool(client.security.has_privileges(index=[partition])["has_all_requested"])
+        names = {"names": [alias], "privileges": ["indices:admin/aliases/get"]}
+        return bool(client.security.has_privileges(index=[names])["has_all_requested"])
     except Exception:
         return False

@@ -21,6 +21,7 @@ from session_recall.security.roles import (
     role_name,
     roles_yml,
 )
+from tests.support.elasticsearch import REPO
 
 ALIASES = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,30}", fullmatch=True)
 
@@ -59,23 +60,25 @@ def test_partitions_are_covered_and_the_tombstones_are_apart(
 ) -> None:
     stamp = Instant.from_datetime(moment.replace(tzinfo=UTC))
     partition = PartitionNames(alias, granularity).index(stamp)  # type: ignore[arg-type]
-    # No privilege that reads, overwrites or deletes an event, but recall's `read`.
+    # Named actions, not the broad privileges that read through metadata: ingest may
+    # neither read an event nor choose a partition's settings.
     assert _granted(alias, "ingest", partition) == {
         "create_doc",
-        "create_index",
         "auto_configure",
-        "view_index_metadata",
-        "maintenance",
+        "indices:admin/get",
+        "indices:admin/aliases/get",
+        "indices:admin/refresh*",
     }
-    assert _granted(alias, "recall", partition) == {"read", "view_index_metadata"}
+    assert _granted(alias, "recall", partition) == {"read", "indices:admin/aliases/get"}
     assert _granted(alias, "enrich", partition) == {
         "read",
-        "view_index_metadata",
         "index",
-        "maintenance",
+        "indices:admin/aliases/get",
+        "indices:admin/mappings/get",
+        "indices:admin/refresh*",
     }
     tombstones = tombstone_index(alias)
-    assert _granted(alias, "ingest", tombstones) == {"read", "view_index_metadata"}
+    assert _granted(alias, "ingest", tombstones) == {"indices:admin/get", "indices:data/read/mget*"}
     assert _granted(alias, "recall", tombstones) == set()
     # Another alias that starts with this one's name is none of its business.
     for other in (f"{alias}-x", f"{alias}x"):
@@ -88,3 +91,42 @@ def test_every_command_that_reads_or_writes_events_names_its_roles() -> None:
     local = {"node", "tools", "roles", "users", "models", "tokens"}  # no Elasticsearch credentials
     assert set(COMMANDS) - local == set(COMMAND_ROLES)
     assert all(set(roles) <= set(ROLES) for roles in COMMAND_ROLES.values())
+
+
+BROAD = {
+    "view_index_metadata",
+    "monitor",
+    "manage",
+    "maintenance",
+    "create_index",
+    "manage_index_templates",
+}
+
+
+def test_no_role_holds_a_privilege_that_reads_more_than_its_name_says() -> None:
+    """`view_index_metadata` lists an index's terms (`_validate/query` with rewrite),
+    `monitor` shows running searches (`_tasks`), `create_index` takes any settings,
+    `maintenance` force-merges, `manage_index_templates` deletes templates too."""
+    for role in ROLES:
+        found = descriptor("events", role)
+        granted = set(found["cluster"]) | {
+            p for grant in found["indices"] for p in grant["privileges"]
+        }
+        assert not granted & BROAD, (role, granted & BROAD)
+
+
+def test_the_operations_page_gives_every_privilege_of_every_role_with_its_reason() -> None:
+    page = (REPO / "docs" / "operations.md").read_text()
+    for role in ROLES:
+        section = page.split(f"**{role}**", 1)[1].split("\n\n", 2)[:2]
+        table = "\n".join(section)
+        rows = [row for row in table.splitlines() if row.startswith("| ")]
+        assert rows, role
+        found = descriptor("events", role)
+        granted = set(found["cluster"]) | {
+            p for grant in found["indices"] for p in grant["privileges"]
+        }
+        for privilege in granted:
+            short = privilege.rsplit("/", 1)[-1]
+            assert any(privilege in row or f"`_{short}`" in row for row in rows), (role, privilege)
+        assert all(row.count("|") == 4 and row.split("|")[3].strip() for row in rows[2:]), role
