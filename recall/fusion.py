@@ -74,7 +74,13 @@ def fuse(
             vector_scores.get(key, 0.0)
         )
         fused.append(Fused(key, keyword_ranks.get(key), vector_ranks.get(key), score))
-    unranked = len(keyword) + len(vector) + 1
+    return ranked(fused)
+
+
+def ranked(fused: Sequence[Fused[K]]) -> list[Fused[K]]:
+    """`fused` best first: by score, ties to the better single rank, then to the
+    keyword list, so the order is the same on every call."""
+    unranked = len(fused) + 1
 
     def order(item: Fused[K]) -> tuple[float, int, int, int]:
         k_rank = item.keyword_rank or unranked
@@ -82,6 +88,18 @@ def fuse(
         return (-item.score, min(k_rank, v_rank), k_rank, v_rank)
 
     return sorted(fused, key=order)
+
+
+def combined(*lists: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
+    """Several rankings of one kind (an event's vector and its context's, say) as one:
+    each key scored the mean of its normalised scores (0 where a list lacks it), best
+    first, ties in the order first met."""
+    if len(lists) == 1:
+        return list(lists[0])
+    normalised = [_normalised(ranking) for ranking in lists]
+    keys = dict.fromkeys(key for ranking in lists for key, _ in ranking)
+    scores = [(key, sum(n.get(key, 0.0) for n in normalised) / len(lists)) for key in keys]
+    return sorted(scores, key=lambda pair: -pair[1])
 
 
 def _normalised(hits: Sequence[tuple[K, float]]) -> dict[K, float]:

@@ -16,6 +16,7 @@ from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import SEARCH_MODES, InvalidQuery, Searchers
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 
 pytestmark = pytest.mark.integration
 
@@ -74,6 +75,18 @@ def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
     return Searchers(es, module_alias, KEY, embedder=embedder)
 
 
+# Every ranking step, alone and together: each search it adds (the expanded keyword
+# list, a second vector list) carries the user's pin too. The static model's own field
+# stands in for the context vectors.
+RECIPES = [
+    DEFAULT_RECIPE,
+    Recipe(session_weight=0.5, session_top=2),
+    Recipe(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
+    Recipe(context_model=StaticEmbedder().model_id),
+    Recipe(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
+           expansion_terms=3),
+]  # fmt: skip
+
 queries = st.one_of(
     st.sampled_from(BASE),
     st.sampled_from(USERS),
@@ -91,12 +104,14 @@ queries = st.one_of(
     mode=st.sampled_from(SEARCH_MODES),
     context=st.integers(0, 3),
     limit=st.integers(1, 50),
+    recipe=st.sampled_from(RECIPES),
 )
 def test_memory_search_returns_no_event_of_another_user(
-    searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int
-):
+    searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int,
+    recipe: Recipe,
+):  # fmt: skip
     try:
-        result = searchers.memory(user_id=user).search(
+        result = searchers.memory(user_id=user, recipe=recipe).search(
             query, mode=mode, context=context, limit=limit
         )
     except InvalidQuery:

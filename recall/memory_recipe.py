@@ -1,0 +1,40 @@
+"""How memory_search ranks beyond its mode: the steps tried on LoCoMo's dev split,
+each off unless its figures earned it a place (BENCHMARKS.md, "memory_search on
+LoCoMo"; `python -m bench.memory_eval --variants` runs them)."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The ranking steps after the keyword and vector lists are fetched.
+
+    - `session_weight`, `session_top`: session-level scoring (`session_scores`): each
+      hit's score mixed with the mean of its session's `session_top` best.
+    - `expansion_terms`, `expansion_docs`, `expansion_weight`: pseudo-relevance feedback
+      (`expansion`): the keyword list fetched again with the stems of its first
+      `expansion_docs` hits, the `expansion_terms` heaviest, at `expansion_weight`.
+    - `context_model`: the model id under which each event's vector *with the turns
+      before it* is stored; its kNN list is fused with the event's own
+      (`context_only`: instead of it).
+    """
+
+    session_weight: float = 0.0
+    session_top: int = 3
+    expansion_terms: int = 0
+    expansion_docs: int = 5
+    expansion_weight: float = 0.3
+    context_model: str | None = None
+    context_only: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.session_weight <= 1:
+            raise ValueError(f"session_weight must be within [0, 1], not {self.session_weight}")
+        if self.session_top < 1 or self.expansion_docs < 1 or self.expansion_terms < 0:
+            raise ValueError("session_top and expansion_docs are at least 1, terms at least 0")
+        if self.context_only and self.context_model is None:
+            raise ValueError("context_only needs a context_model")
+
+
+# What memory_search does unless told otherwise.
+DEFAULT_RECIPE = Recipe()
