@@ -16,6 +16,20 @@ list (see `recall.fusion`), and each conversation is scored at the weight the ot
 choose (best turn recall@10 over them): leave-one-conversation-out, the weight a model
 would be given without seeing the conversation it is measured on.
 
+With `--variants`, hybrid mode is also run with each ranking recipe named (see
+`recall.memory_recipe`), each a `+`-joined list of steps:
+
+    session[:WEIGHT[:TOP]]            session-level scoring (default 0.3, 3)
+    prf[:TERMS[:DOCS[:WEIGHT]]]       pseudo-relevance feedback (default 10, 5, 0.3)
+    ctx / ctx-only                    context vectors beside / instead of the turn's own
+                                      (needs --context-vectors REACH)
+    w=WEIGHT                          the vector list's weight
+    base                              memory_search's default recipe
+
+e.g. `--variants base,session,prf,session+prf`: every row from one stored alias. With
+`--context-vectors REACH`, each turn's vector with the REACH turns before it is stored
+beside its own (`bench.locomo_context`) after the enrichment pass.
+
 The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
 are checked on, never run or tuned on.
 """
@@ -26,15 +40,17 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import locomo, sections
+from bench import locomo, locomo_context, sections
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import Searchers, memory_query
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.templates import install, uninstall
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -63,6 +79,8 @@ def evaluate(
     *,
     keep: bool = False,
     weights: Sequence[float] = (),
+    variants: Sequence[str] = (),
+    context_reach: int = 0,
     log: Any = print,
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
@@ -88,14 +106,55 @@ def evaluate(
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         model = embedder.model_id if embedder is not None else "no embedder"
         log(f"enrichment pass ({model}): {len(events) / seconds:,.0f} events/s ({seconds:.1f} s)")
+        context = None
+        if context_reach and embedder is not None:
+            users = [c.user_id for c in conversations]
+            context, rate = locomo_context.store(
+                client, alias, embedder, users, reach=context_reach
+            )
+            log(f"context vectors ({context}): embedded at {rate:,.0f} turns/s")
         searchers = Searchers(client, alias, _KEY, embedder=embedder)
         results = {mode: _mode(searchers, conversations, mode) for mode in modes}
+        for name in variants:
+            recipe, weight = variant(name, context)
+            results[f"hybrid {name}"] = _mode(
+                searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
+            )
         if weights:
             results.update(_leave_one_out(searchers, conversations, weights, log))
         return results
     finally:
         if not keep:
             uninstall(client, alias)
+
+
+def variant(name: str, context_model: str | None) -> tuple[Recipe, float | None]:
+    """The recipe and vector weight a `--variants` entry names (see the module's doc).
+    Raises `ValueError` saying what is wrong with it."""
+    recipe, weight = DEFAULT_RECIPE, None
+    for part in name.split("+"):
+        step, *values = part.strip().split(":")
+        numbers = [float(v) for v in values]
+        if step == "base" and not numbers:
+            continue
+        if step.startswith("w="):
+            weight = float(step[2:])
+        elif step == "session" and len(numbers) <= 2:
+            share, top = (numbers + [0.3, 3.0][len(numbers) :])[:2]
+            recipe = replace(recipe, session_weight=share, session_top=int(top))
+        elif step == "prf" and len(numbers) <= 3:
+            terms, docs, share = (numbers + [10.0, 5.0, 0.3][len(numbers) :])[:3]
+            recipe = replace(
+                recipe, expansion_terms=int(terms), expansion_docs=int(docs),
+                expansion_weight=share,
+            )  # fmt: skip
+        elif step in ("ctx", "ctx-only") and not numbers:
+            if context_model is None:
+                raise ValueError(f"{step!r} needs --context-vectors REACH")
+            recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
+        else:
+            raise ValueError(f"{part!r} is not a step (session, prf, ctx, ctx-only, w=, base)")
+    return recipe, weight
 
 
 def _leave_one_out(
@@ -147,11 +206,14 @@ def _mode(
     mode: str,
     *,
     dense_weight: float | None = None,
+    recipe: Recipe | None = None,
 ) -> dict[str, Any]:
     rows: list[tuple[int, locomo.Scores]] = []
     took: list[float] = []
     for conversation in conversations:
-        searcher = searchers.memory(user_id=conversation.user_id, dense_weight=dense_weight)
+        searcher = searchers.memory(
+            user_id=conversation.user_id, dense_weight=dense_weight, recipe=recipe
+        )
         for question in conversation.questions:
             start = time.perf_counter()
             result = searcher.search(question.text[:1000], mode=mode, limit=LIMIT, context=0)
@@ -218,6 +280,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="The keyword list's field weights to try, e.g. text=1,stems=1,context=0.5 "
         "(0 leaves a field out; default: memory_search's own).",
     )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="Ranking recipes to run in hybrid mode, comma-separated, each a +-joined "
+        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], ctx, ctx-only, w=W, "
+        "base (e.g. base,session,session+prf).",
+    )
+    parser.add_argument(
+        "--context-vectors",
+        type=int,
+        default=0,
+        metavar="REACH",
+        help="Store each turn's vector with the REACH turns before it, for the ctx steps.",
+    )
     args = parser.parse_args(argv)
     try:
         boosts = {
@@ -251,6 +327,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--weights: {args.weights!r} is not a list of numbers")
     if any(not 0 <= w <= 1 for w in weights):
         parser.error("--weights: each weight is within [0, 1]")
+    variants = [name.strip() for name in args.variants.split(",") if name.strip()]
+    context_name = "model+ctx" if args.context_vectors else None
+    for name in variants:
+        try:
+            variant(name, context_name)
+        except ValueError as err:
+            parser.error(f"--variants: {err}")
+    if not 0 <= args.context_vectors <= 10:
+        parser.error("--context-vectors: REACH is within 0 to 10 turns")
     try:
         conversations = locomo.load(args.locomo, ids)
     except (OSError, ValueError) as err:
@@ -263,8 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     client = make_client(settings)
     results = evaluate(
-        client, settings, conversations, modes, keep=args.keep, weights=weights, log=_to_stderr
-    )
+        client, settings, conversations, modes, keep=args.keep, weights=weights,
+        variants=variants, context_reach=args.context_vectors, log=_to_stderr,
+    )  # fmt: skip
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     if "keyword" in results and "hybrid" in results:
