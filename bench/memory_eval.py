@@ -21,6 +21,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
 
     session[:WEIGHT[:TOP]]            session-level scoring (default 0.3, 3)
     prf[:TERMS[:DOCS[:WEIGHT]]]       pseudo-relevance feedback (default 10, 5, 0.3)
+    hop[:SEEDS[:WEIGHT]]              a second vector round seeded by the first hits
+                                      (default 3, 0.5)
     ctx / ctx-only                    context vectors beside / instead of the turn's own
                                       (needs --context-vectors REACH)
     w=WEIGHT                          the vector list's weight
@@ -148,12 +150,15 @@ def variant(name: str, context_model: str | None) -> tuple[Recipe, float | None]
                 recipe, expansion_terms=int(terms), expansion_docs=int(docs),
                 expansion_weight=share,
             )  # fmt: skip
+        elif step == "hop" and len(numbers) <= 2:
+            seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
+            recipe = replace(recipe, second_round=int(seeds), second_weight=share)
         elif step in ("ctx", "ctx-only") and not numbers:
             if context_model is None:
                 raise ValueError(f"{step!r} needs --context-vectors REACH")
             recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
         else:
-            raise ValueError(f"{part!r} is not a step (session, prf, ctx, ctx-only, w=, base)")
+            raise ValueError(f"{part!r} is not a step (session, prf, hop, ctx, ctx-only, w=, base)")
     return recipe, weight
 
 
@@ -284,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--variants",
         default="",
         help="Ranking recipes to run in hybrid mode, comma-separated, each a +-joined "
-        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], ctx, ctx-only, w=W, "
+        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], hop[:SEEDS[:W]], ctx, "
+        "ctx-only, w=W, "
         "base (e.g. base,session,session+prf).",
     )
     parser.add_argument(

@@ -89,6 +89,17 @@ def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int)
     }
 
 
+def vectors_body(filters: list[Body], ids: list[str], *, field: str) -> Body:
+    """The stored vectors (`field`) of the user's events of `ids`: vectors are left out
+    of `_source` unless asked for."""
+    return {
+        "query": {"bool": {"filter": [*filters, {"ids": {"values": ids}}]}},
+        "size": len(ids),
+        "_source": {"includes": [field], "exclude_vectors": False},
+        "track_total_hits": False,
+    }
+
+
 def coverage_bodies(filters: list[Body], model_id: str) -> list[Body]:
     """Two counts beside the search: the events it searches, and those of them that
     lack `model_id`'s vectors (the model has not processed them yet)."""

@@ -14,6 +14,9 @@ class Recipe:
     - `expansion_terms`, `expansion_docs`, `expansion_weight`: pseudo-relevance feedback
       (`expansion`): the keyword list fetched again with the stems of its first
       `expansion_docs` hits, the `expansion_terms` heaviest, at `expansion_weight`.
+    - `second_round`, `second_weight`: a second kNN round, its query moved towards the
+      stored vectors of the first `second_round` fused hits (`vector_feedback`), its
+      list joined to the first vector list.
     - `context_model`: the model id under which each event's vector *with the turns
       before it* is stored; its kNN list is fused with the event's own
       (`context_only`: instead of it).
@@ -24,12 +27,16 @@ class Recipe:
     expansion_terms: int = 0
     expansion_docs: int = 5
     expansion_weight: float = 0.3
+    second_round: int = 0
+    second_weight: float = 0.5
     context_model: str | None = None
     context_only: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.session_weight <= 1:
             raise ValueError(f"session_weight must be within [0, 1], not {self.session_weight}")
+        if self.second_round < 0 or self.second_weight < 0:
+            raise ValueError("second_round and second_weight are at least 0")
         if self.session_top < 1 or self.expansion_docs < 1 or self.expansion_terms < 0:
             raise ValueError("session_top and expansion_docs are at least 1, terms at least 0")
         if self.context_only and self.context_model is None:

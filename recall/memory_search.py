@@ -37,10 +37,12 @@ from session_recall.core.partitions import parse_partition
 from session_recall.core.stems import stems
 from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import (
+    VECTORS_FIELD,
     Embedder,
     EmbeddingError,
     query_vector,
     vector_field,
+    vector_key,
 )
 from session_recall.recall import transport
 from session_recall.recall.expansion import expansion_terms
@@ -57,6 +59,7 @@ from session_recall.recall.memory_query import (
     keyword_body,
     knn_body,
     neighbour_bodies,
+    vectors_body,
 )
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
@@ -64,6 +67,7 @@ from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
 from session_recall.recall.session_scores import with_sessions
+from session_recall.recall.vector_feedback import seeded
 
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
@@ -176,10 +180,16 @@ class MemorySearcher:
             notice = _coverage_notice(model, *answers[-2:])
         if keyword and recipe.expansion_terms:
             keyword = yield from self._expanded(keyword, filters, words, stemmed, depth)
-        by_key = {_key(hit): hit for ranking in (keyword, *lists) for hit in ranking}
         nearest = combined(*(_scored(ranking) for ranking in lists)) if lists else []
         weight = self.dense_weight
         fused = fuse(_scored(keyword), nearest, dense_weight=weight)
+        if recipe.second_round and vector is not None and model is not None:
+            seeds = [f.key for f in fused[: recipe.second_round]]
+            second = yield from self._second_round(vector, seeds, filters, model, depth)
+            lists.append(second)
+            nearest = combined(nearest, _scored(second))
+            fused = fuse(_scored(keyword), nearest, dense_weight=weight)
+        by_key = {_key(hit): hit for ranking in (keyword, *lists) for hit in ranking}
         if recipe.session_weight:
             sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
             top, share = recipe.session_top, recipe.session_weight
@@ -217,6 +227,26 @@ class MemorySearcher:
         )  # fmt: skip
         [answer] = yield Searches([body])
         return transport.hits(answer)
+
+    def _second_round(
+        self, vector: list[float], seeds: list[_Key], filters: list[Body], model: str, depth: int
+    ) -> Generator[Searches, list[Body], list[Body]]:
+        """The vector list again, its query moved towards the seeds' stored vectors
+        (`vector_feedback`); nothing when no seed has one."""
+        field, key = vector_field(model), vector_key(model)
+        [answer] = yield Searches([vectors_body(filters, [k[1] for k in seeds], field=field)])
+        wanted = set(seeds)
+        stored = [
+            found
+            for hit in transport.hits(answer)
+            if _key(hit) in wanted
+            and (found := (hit["_source"].get(VECTORS_FIELD) or {}).get(key)) is not None
+        ]
+        if not stored:
+            return []
+        moved = seeded(vector, stored, weight=self.recipe.second_weight)
+        [again] = yield Searches([knn_body(filters, moved, field=field, size=depth)])
+        return transport.hits(again)
 
     def _query_vector(self, request: MemoryRequest) -> tuple[list[float] | None, str | None]:
         """The query's vector when the mode needs one, or why the search runs on

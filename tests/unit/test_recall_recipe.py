@@ -9,6 +9,7 @@ from session_recall.recall.expansion import expansion_terms
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_recipe import Recipe
 from session_recall.recall.session_scores import with_sessions
+from session_recall.recall.vector_feedback import seeded
 
 
 def _hit(key: str, score: float, rank: int) -> Fused[str]:
@@ -64,3 +65,10 @@ def test_a_recipe_out_of_bounds_is_refused():
         Recipe(session_weight=1.5)
     with pytest.raises(ValueError):
         Recipe(context_only=True)
+
+
+def test_a_second_round_moves_the_query_towards_its_seeds_at_unit_length():
+    moved = seeded([1.0, 0.0], [[0.0, 1.0], [0.0, 1.0]], weight=1.0)
+    assert moved == pytest.approx([2**-0.5, 2**-0.5])
+    assert seeded([0.6, 0.8], [], weight=1.0) == [0.6, 0.8]
+    assert seeded([0.6, 0.8], [[1.0, 0.0]], weight=0.0) == [0.6, 0.8]
