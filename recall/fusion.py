@@ -33,9 +33,12 @@ DENSE_WEIGHTS: dict[str, float] = {
     # 0.01 of keywords and ranks sessions best (BENCHMARKS.md, "memory_search on LoCoMo").
     "wordllama-l2-supercat-64-v1": 0.3,
     # The local encoders (`session-recall models fetch`): leaving one conversation out
-    # picked 0.4-0.55 for e5-small (0.5 in one run for all five) and 0.3-0.4 for MiniLM.
+    # picked 0.4-0.55 for e5-small (0.5 in one run for all five, 0.5-0.6 in another)
+    # and 0.3-0.4 for MiniLM.
     "e5-small-onnx-v1": 0.5,
     "minilm-onnx-v1": 0.4,
+    # bge-small: 0.4 for three conversations, 0.5 for two (2026-12-05).
+    "bge-small-onnx-v1": 0.4,
 }
 
 

@@ -6,8 +6,9 @@ shard:
 - `keyword`: BM25 over the query's words, relevance first;
 - `semantic`: the events whose vectors are nearest the query's (kNN, user pre-filter);
 - `hybrid`: both in one `msearch`, their normalised scores weighed together (see
-  `fusion`, and for why in the client). The default whenever an embedder is
-  configured.
+  `fusion`, and for why in the client), then each hit's score mixed with its
+  session's (`memory_recipe`: the steps measured on LoCoMo, and which ones ship). The
+  default whenever an embedder is configured.
 
 Then one more `msearch` fetches each hit's neighbours in its session, first in the
 hit's own partition: sent to the alias, each of those twenty searches (for ten hits)
@@ -151,12 +152,13 @@ class MemorySearcher:
         """The search as a plan: it yields the searches of each `msearch` and is sent
         their hits back, so the sync and the async searcher run the same steps."""
         text, start, end, kinds = request.text, request.since, request.until, request.types
-        limit, context, recipe = request.limit, request.context, self.recipe
+        limit, context = request.limit, request.context
         requested = self.default_mode if request.mode is None else request.mode
         used: SearchMode = requested if vector is not None else "keyword"
+        # The ranking steps were measured in hybrid mode, and apply there alone.
+        recipe = self.recipe if used == "hybrid" else Recipe()
         filters = event_filters(self._user_id, since=start, until=end, types=kinds)
-        deep = used == "hybrid" or recipe.session_weight > 0 or recipe.expansion_terms > 0
-        depth = RANK_WINDOW if deep else limit
+        depth = RANK_WINDOW if used == "hybrid" else limit
         words, stemmed = content_terms(text), stems(text)
         bodies: list[Body] = []
         if used != "semantic":
@@ -179,7 +181,7 @@ class MemorySearcher:
         if vector is not None and model is not None:
             notice = _coverage_notice(model, *answers[-2:])
         if keyword and recipe.expansion_terms:
-            keyword = yield from self._expanded(keyword, filters, words, stemmed, depth)
+            keyword = yield from self._expanded(keyword, filters, words, stemmed, depth, recipe)
         nearest = combined(*(_scored(ranking) for ranking in lists)) if lists else []
         weight = self.dense_weight
         fused = fuse(_scored(keyword), nearest, dense_weight=weight)
@@ -209,11 +211,16 @@ class MemorySearcher:
         return MemorySearchResult(hits=hits, mode=used, requested_mode=requested, notice=notice)
 
     def _expanded(
-        self, keyword: list[Body], filters: list[Body], words: str, stemmed: str, depth: int
+        self,
+        keyword: list[Body],
+        filters: list[Body],
+        words: str,
+        stemmed: str,
+        depth: int,
+        recipe: Recipe,
     ) -> Generator[Searches, list[Body], list[Body]]:
         """The keyword list fetched again, its query expanded with the stems its best
         hits share (`expansion`); the first list when they share none."""
-        recipe = self.recipe
         scored = [(stems(str(hit["_source"].get("text", ""))), s) for hit, (_, s) in
                   zip(keyword, _scored(keyword), strict=True)]  # fmt: skip
         added = expansion_terms(
