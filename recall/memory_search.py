@@ -179,7 +179,7 @@ class MemorySearcher:
         keyword = rankings[0] if used != "semantic" else []
         lists = rankings[int(used != "semantic") :][: len(vector_models)]
         if vector is not None and model is not None:
-            notice = _coverage_notice(model, *answers[-2:])
+            notice = _coverage_notice(model, used, *answers[-2:])
         if keyword and recipe.expansion_terms:
             keyword = yield from self._expanded(keyword, filters, words, stemmed, depth, recipe)
         nearest = combined(*(_scored(ranking) for ranking in lists)) if lists else []
@@ -368,15 +368,21 @@ class AsyncMemorySearcher(MemorySearcher):
         return answers
 
 
-def _coverage_notice(model: str, searched: Body, lacking: Body) -> str | None:
+def _coverage_notice(model: str, mode: str, searched: Body, lacking: Body) -> str | None:
     """What the search could not see: the share of the events searched that lack the
-    model's vectors (stored before it, or not enriched yet). Those are found by their
-    words alone; None when every event has them."""
+    model's vectors (stored before it, or not enriched yet). Hybrid mode finds those by
+    their words alone, semantic mode not at all; None when every event has them."""
     total, missing = _total(searched), _total(lacking)
     if not missing:
         return None
     todo = "the enrichment pass adds them (`session-recall embed`)"
+    if mode == "semantic":
+        found = "semantic mode cannot find them, hybrid mode finds them by their words"
+    else:
+        found = "those are found by their words alone"
     if missing >= total:
+        if mode == "semantic":
+            return f"No event searched has {model}'s vectors yet: {found}; {todo}."
         return (
             f"No event searched has {model}'s vectors yet, so the hits come from keywords "
             f"alone; {todo}."
@@ -384,7 +390,7 @@ def _coverage_notice(model: str, searched: Body, lacking: Body) -> str | None:
     share = f"{missing / total:.0%}" if missing * 100 >= total else "under 1%"
     return (
         f"{share} of the events searched ({missing:,} of {total:,}) lack {model}'s vectors "
-        f"yet: those are found by their words alone; {todo}."
+        f"yet: {found}; {todo}."
     )
 
 

@@ -90,3 +90,14 @@ def test_the_cli_says_no_event_has_the_models_vectors_before_embed_has_run(
     document = json.loads(result.output)
     assert document["mode"] == "hybrid" and "No event searched has" in document["notice"]
     assert document["hits"][0]["text"] == TURNS[0]
+
+
+def test_in_semantic_mode_the_notice_says_the_events_without_vectors_are_not_found(
+    es: Elasticsearch, alias: str
+):
+    _write(es, alias, _events("eve"), vectors=True)
+    _write(es, alias, _events("eve", first=4), vectors=False)
+    searcher = Searchers(es, alias, KEY, embedder=StaticEmbedder()).memory(user_id="eve")
+    result = searcher.search("headcount for the caterer", mode="semantic")
+    assert result.notice is not None and "semantic mode cannot find them" in result.notice
+    assert {h.event.event_id for h in result.hits} <= {f"eve-{i}" for i in range(4)}
