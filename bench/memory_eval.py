@@ -23,6 +23,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
     prf[:TERMS[:DOCS[:WEIGHT]]]       pseudo-relevance feedback (default 10, 5, 0.3)
     hop[:SEEDS[:WEIGHT]]              a second vector round seeded by the first hits
                                       (default 3, 0.5)
+    near[:WEIGHT]                     each vector hit mixed with the turns before it
+                                      in the list (default 0.3)
     ctx / ctx-only                    context vectors beside / instead of the turn's own
                                       (needs --context-vectors REACH)
     w=WEIGHT                          the vector list's weight
@@ -150,6 +152,8 @@ def variant(name: str, context_model: str | None) -> tuple[Recipe, float | None]
                 recipe, expansion_terms=int(terms), expansion_docs=int(docs),
                 expansion_weight=share,
             )  # fmt: skip
+        elif step == "near" and len(numbers) <= 1:
+            recipe = replace(recipe, vector_context=(numbers or [0.3])[0])
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
@@ -289,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--variants",
         default="",
         help="Ranking recipes to run in hybrid mode, comma-separated, each a +-joined "
-        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], hop[:SEEDS[:W]], ctx, "
+        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], hop[:SEEDS[:W]], near[:W], ctx, "
         "ctx-only, w=W, "
         "base (e.g. base,session,session+prf).",
     )

@@ -70,7 +70,7 @@ def fuse(
         raise ValueError(f"dense_weight must be within [0, 1], not {dense_weight}")
     keyword_ranks = {key: rank for rank, (key, _) in enumerate(keyword, start=1)}
     vector_ranks = {key: rank for rank, (key, _) in enumerate(vector, start=1)}
-    keyword_scores, vector_scores = _normalised(keyword), _normalised(vector)
+    keyword_scores, vector_scores = normalised(keyword), normalised(vector)
     fused = []
     for key in dict.fromkeys([key for key, _ in (*keyword, *vector)]):
         score = (1 - dense_weight) * keyword_scores.get(key, 0.0) + dense_weight * (
@@ -99,13 +99,15 @@ def combined(*lists: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
     first, ties in the order first met."""
     if len(lists) == 1:
         return list(lists[0])
-    normalised = [_normalised(ranking) for ranking in lists]
+    each = [normalised(ranking) for ranking in lists]
     keys = dict.fromkeys(key for ranking in lists for key, _ in ranking)
-    scores = [(key, sum(n.get(key, 0.0) for n in normalised) / len(lists)) for key in keys]
+    scores = [(key, sum(n.get(key, 0.0) for n in each) / len(lists)) for key in keys]
     return sorted(scores, key=lambda pair: -pair[1])
 
 
-def _normalised(hits: Sequence[tuple[K, float]]) -> dict[K, float]:
+def normalised(hits: Sequence[tuple[K, float]]) -> dict[K, float]:
+    """Each key's score min-max normalised over the list (1 for each when all are
+    equal)."""
     if not hits:
         return {}
     scores = [score for _, score in hits]

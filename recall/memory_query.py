@@ -5,6 +5,7 @@ the `knn` option's own `filter` (a pre-filter: the k nearest are taken among the
 user's events, never among everyone's and then trimmed), and in each neighbour query.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from session_recall.core.instant import Instant
@@ -74,7 +75,15 @@ def keyword_body(
     }
 
 
-def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int) -> Body:
+def knn_body(
+    filters: list[Body],
+    vector: list[float],
+    *,
+    field: str,
+    size: int,
+    extra: Sequence[str] = (),
+) -> Body:
+    """The `size` nearest of the user's events; `extra`: fields beyond `SOURCE`."""
     return {
         "knn": {
             "field": field,
@@ -84,7 +93,7 @@ def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int)
             "filter": {"bool": {"filter": filters}},
         },
         "size": size,
-        "_source": SOURCE,
+        "_source": [*SOURCE, *extra],
         "track_total_hits": False,
     }
 

@@ -64,12 +64,15 @@ from session_recall.recall.memory_query import (
 )
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
 from session_recall.recall.session_scores import with_sessions
 from session_recall.recall.vector_feedback import seeded
 
+# The ids of the turns before an event, written by the enrichment pass with its context.
+CONTEXT_OF = "context_of"
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
@@ -170,9 +173,10 @@ class MemorySearcher:
                 vector_models.append(model)
             if recipe.context_model is not None:
                 vector_models.append(recipe.context_model)
+            extra = [CONTEXT_OF] if recipe.vector_context else []
             for vectors_of in vector_models:
                 field = vector_field(vectors_of)
-                bodies.append(knn_body(filters, vector, field=field, size=depth))
+                bodies.append(knn_body(filters, vector, field=field, size=depth, extra=extra))
             bodies += coverage_bodies(filters, model)
         answers = yield Searches(bodies)
         rankings = [transport.hits(answer) for answer in answers]
@@ -183,6 +187,11 @@ class MemorySearcher:
         if keyword and recipe.expansion_terms:
             keyword = yield from self._expanded(keyword, filters, words, stemmed, depth, recipe)
         nearest = combined(*(_scored(ranking) for ranking in lists)) if lists else []
+        if recipe.vector_context and nearest:
+            before = {_key(hit): _listed(hit, CONTEXT_OF) for ranking in lists for hit in ranking}
+            nearest = with_context(
+                nearest, before, lambda key: key[1], weight=recipe.vector_context
+            )
         weight = self.dense_weight
         fused = fuse(_scored(keyword), nearest, dense_weight=weight)
         if recipe.second_round and vector is not None and model is not None:
@@ -392,6 +401,11 @@ def _coverage_notice(model: str, mode: str, searched: Body, lacking: Body) -> st
         f"{share} of the events searched ({missing:,} of {total:,}) lack {model}'s vectors "
         f"yet: {found}; {todo}."
     )
+
+
+def _listed(hit: Body, field: str) -> list[str]:
+    value = hit.get("_source", {}).get(field) or []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _total(answer: Body) -> int:

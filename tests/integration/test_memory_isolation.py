@@ -83,6 +83,7 @@ RECIPES = [
     Recipe(session_weight=0.5, session_top=2),
     Recipe(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
     Recipe(second_round=3, second_weight=1.0),
+    Recipe(vector_context=0.5),
     Recipe(context_model=StaticEmbedder().model_id),
     Recipe(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
            expansion_terms=3, second_round=2),

@@ -72,6 +72,7 @@ def test_each_variant_names_its_ranking_steps_and_a_wrong_one_is_refused(capsys)
     assert weight == 0.45 and recipe.context_model is None
     defaults, _ = variant("session+prf", None)
     assert (defaults.session_weight, defaults.session_top, defaults.expansion_terms) == (0.3, 3, 10)
+    assert variant("near:0.4", None)[0].vector_context == 0.4
     context, _ = variant("ctx-only", "e5+ctx3")
     assert context.context_model == "e5+ctx3" and context.context_only
     for wrong in ("ctx", "reranker", "session:a"):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from session_recall.recall.expansion import expansion_terms
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_recipe import Recipe
+from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.session_scores import with_sessions
 from session_recall.recall.vector_feedback import seeded
 
@@ -72,3 +73,14 @@ def test_a_second_round_moves_the_query_towards_its_seeds_at_unit_length():
     assert moved == pytest.approx([2**-0.5, 2**-0.5])
     assert seeded([0.6, 0.8], [], weight=1.0) == [0.6, 0.8]
     assert seeded([0.6, 0.8], [[1.0, 0.0]], weight=0.0) == [0.6, 0.8]
+
+
+def test_a_turn_after_one_near_the_question_borrows_its_score():
+    ranking = [("asked", 0.9), ("stray", 0.8), ("answer", 0.7), ("far", 0.5)]  # 1, .75, .5, 0
+    before = {"answer": ["asked"], "stray": ["gone"], "far": []}
+    again = with_context(ranking, before, lambda key: key, weight=0.5)
+    scores = dict(again)
+    assert scores["answer"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0)  # 0.75
+    assert scores["stray"] == pytest.approx(0.5 * 0.75)  # a turn before it not in the list: 0
+    assert [key for key, _ in again] == ["answer", "asked", "stray", "far"]
+    assert with_context(ranking, before, lambda key: key, weight=0.0) == ranking
