@@ -27,7 +27,6 @@ find for them, and `notice` gives their share.
 
 import asyncio
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
@@ -38,15 +37,12 @@ from session_recall.core.partitions import parse_partition
 from session_recall.core.stems import stems
 from session_recall.core.stopwords import content_terms
 from session_recall.embeddings import (
-    VECTORS_FIELD,
     Embedder,
     EmbeddingError,
     query_vector,
     vector_field,
-    vector_key,
 )
 from session_recall.recall import transport
-from session_recall.recall.expansion import expansion_terms
 from session_recall.recall.fusion import combined, dense_weight_for, fuse
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
@@ -54,38 +50,28 @@ from session_recall.recall.memory_arguments import (
     MemoryRequest,
     SearchMode,
 )
+from session_recall.recall.memory_plan import Searches, key_of, scored
 from session_recall.recall.memory_query import (
     coverage_bodies,
     event_filters,
     keyword_body,
     knn_body,
     neighbour_bodies,
-    vectors_body,
 )
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.memory_steps import expanded, second_round
 from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
 from session_recall.recall.session_scores import with_sessions
-from session_recall.recall.vector_feedback import seeded
 
 # The ids of the turns before an event, written by the enrichment pass with its context.
 CONTEXT_OF = "context_of"
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
-
-_Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
-
-
-@dataclass(frozen=True)
-class Searches:
-    """One `msearch`: its bodies, each sent to the alias or (`indices`) to one index of it."""
-
-    bodies: list[Body]
-    indices: list[str | None] | None = None
 
 
 class MemorySearcher:
@@ -185,22 +171,24 @@ class MemorySearcher:
         if vector is not None and model is not None:
             notice = _coverage_notice(model, used, *answers[-2:])
         if keyword and recipe.expansion_terms:
-            keyword = yield from self._expanded(keyword, filters, words, stemmed, depth, recipe)
-        nearest = combined(*(_scored(ranking) for ranking in lists)) if lists else []
+            keyword = yield from expanded(keyword, filters, words, stemmed, depth, recipe)
+        nearest = combined(*(scored(ranking) for ranking in lists)) if lists else []
         if recipe.vector_context and nearest:
-            before = {_key(hit): _listed(hit, CONTEXT_OF) for ranking in lists for hit in ranking}
+            before = {key_of(hit): _listed(hit, CONTEXT_OF) for ranking in lists for hit in ranking}
             nearest = with_context(
                 nearest, before, lambda key: key[1], weight=recipe.vector_context
             )
         weight = self.dense_weight
-        fused = fuse(_scored(keyword), nearest, dense_weight=weight)
+        fused = fuse(scored(keyword), nearest, dense_weight=weight)
         if recipe.second_round and vector is not None and model is not None:
             seeds = [f.key for f in fused[: recipe.second_round]]
-            second = yield from self._second_round(vector, seeds, filters, model, depth)
+            second = yield from second_round(
+                vector, seeds, filters, model, depth, weight=recipe.second_weight
+            )
             lists.append(second)
-            nearest = combined(nearest, _scored(second))
-            fused = fuse(_scored(keyword), nearest, dense_weight=weight)
-        by_key = {_key(hit): hit for ranking in (keyword, *lists) for hit in ranking}
+            nearest = combined(nearest, scored(second))
+            fused = fuse(scored(keyword), nearest, dense_weight=weight)
+        by_key = {key_of(hit): hit for ranking in (keyword, *lists) for hit in ranking}
         if recipe.session_weight:
             sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
             top, share = recipe.session_top, recipe.session_weight
@@ -218,51 +206,6 @@ class MemorySearcher:
             for f, event, (before, after) in zip(fused, events, around, strict=True)
         ]
         return MemorySearchResult(hits=hits, mode=used, requested_mode=requested, notice=notice)
-
-    def _expanded(
-        self,
-        keyword: list[Body],
-        filters: list[Body],
-        words: str,
-        stemmed: str,
-        depth: int,
-        recipe: Recipe,
-    ) -> Generator[Searches, list[Body], list[Body]]:
-        """The keyword list fetched again, its query expanded with the stems its best
-        hits share (`expansion`); the first list when they share none."""
-        scored = [(stems(str(hit["_source"].get("text", ""))), s) for hit, (_, s) in
-                  zip(keyword, _scored(keyword), strict=True)]  # fmt: skip
-        added = expansion_terms(
-            scored, stemmed, docs=recipe.expansion_docs, terms=recipe.expansion_terms
-        )
-        if not added:
-            return keyword
-        body = keyword_body(
-            filters, words, stemmed=stemmed, size=depth,
-            expansion=" ".join(added), expansion_weight=recipe.expansion_weight,
-        )  # fmt: skip
-        [answer] = yield Searches([body])
-        return transport.hits(answer)
-
-    def _second_round(
-        self, vector: list[float], seeds: list[_Key], filters: list[Body], model: str, depth: int
-    ) -> Generator[Searches, list[Body], list[Body]]:
-        """The vector list again, its query moved towards the seeds' stored vectors
-        (`vector_feedback`); nothing when no seed has one."""
-        field, key = vector_field(model), vector_key(model)
-        [answer] = yield Searches([vectors_body(filters, [k[1] for k in seeds], field=field)])
-        wanted = set(seeds)
-        stored = [
-            found
-            for hit in transport.hits(answer)
-            if _key(hit) in wanted
-            and (found := (hit["_source"].get(VECTORS_FIELD) or {}).get(key)) is not None
-        ]
-        if not stored:
-            return []
-        moved = seeded(vector, stored, weight=self.recipe.second_weight)
-        [again] = yield Searches([knn_body(filters, moved, field=field, size=depth)])
-        return transport.hits(again)
 
     def _query_vector(self, request: MemoryRequest) -> tuple[list[float] | None, str | None]:
         """The query's vector when the mode needs one, or why the search runs on
@@ -410,14 +353,6 @@ def _listed(hit: Body, field: str) -> list[str]:
 
 def _total(answer: Body) -> int:
     return int(answer.get("hits", {}).get("total", {}).get("value", 0))
-
-
-def _scored(hits: list[dict[str, Any]]) -> list[tuple[tuple[str, str], float]]:
-    return [(_key(hit), float(hit.get("_score") or 0.0)) for hit in hits]
-
-
-def _key(hit: Body) -> _Key:
-    return (str(hit["_index"]), str(hit["_id"]))
 
 
 def _item(hit: Body) -> RecallItem:
