@@ -13,7 +13,7 @@ import pytest
 
 from session_recall.config import Settings
 from session_recall.embeddings import TransformerEmbedder
-from session_recall.embeddings.local_models import MODELS
+from session_recall.embeddings.local_models import MODELS, install
 from session_recall.error_policy import EXIT_NOT_READY
 from tests.support.cli import CLI
 from tests.support.elasticsearch import REPO
@@ -86,6 +86,7 @@ def test_setup_that_cannot_fetch_the_weights_names_the_command_that_will(
 
 
 def test_questions_run_on_a_session_of_their_own_and_repeat_from_a_cache():
+    install(DEFAULT, SHARED_MODELS)  # as setup does: once for the suite
     embedder = TransformerEmbedder(DEFAULT, SHARED_MODELS)
     stored, questions = embedder.sessions()
     assert stored is not questions
