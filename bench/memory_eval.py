@@ -5,7 +5,7 @@
     python -m bench.memory_eval --locomo PATH --conversations 26,30 --modes keyword
 
 Each conversation is stored as one user, through the writer and the configured
-embedder (`SESSION_RECALL_EMBEDDER`, the static model by default), into an alias of
+embedder (`SESSION_RECALL_EMBEDDER`, e5-small by default), into an alias of
 its own that is dropped afterwards (`--keep` keeps it). Each question is then asked
 through `MemorySearcher` with that user, ten hits, in each mode; the report gives turn
 recall@5 and @10, hit@10, session hit@1 and @5 (sessions ranked by their best hit),

@@ -27,7 +27,7 @@ DEFAULT_DENSE_WEIGHT = 0.3
 # A model's own weight, chosen on LoCoMo's dev split leaving one conversation out
 # (`python -m bench.memory_eval --weights ...`), keyed by the embedder's model id.
 DENSE_WEIGHTS: dict[str, float] = {
-    # The offline default (`StaticEmbedder`), beside the keyword list with stems and
+    # The static model (`StaticEmbedder`), beside the keyword list with stems and
     # context: leaving one conversation out picks 0.1-0.2 for recall@10, where one
     # open-domain question of 44 falls behind keywords; 0.3 keeps every category within
     # 0.01 of keywords and ranks sessions best (BENCHMARKS.md, "memory_search on LoCoMo").
