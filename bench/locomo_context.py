@@ -75,3 +75,42 @@ def _window(hits: list[dict[str, Any]], i: int, reach: int) -> str:
     while start > 0 and i - start < reach and hits[start - 1]["_source"]["session_id"] == session:
         start -= 1
     return "\n".join(str(hit["_source"].get("text", "")) for hit in hits[start : i + 1][::-1])
+
+
+def store_sessions(client: Elasticsearch, alias: str, embedder: Embedder, users: list[str]) -> str:
+    """Each session's vector, the mean of its turns' stored vectors (no model runs), on
+    every turn of the session under `<model>+session`; that model id."""
+    model = f"{embedder.model_id}+session"
+    own, field = vector_key(embedder.model_id), vector_key(model)
+    for user in users:
+        answer = client.search(
+            index=alias,
+            routing=user,
+            query={"term": {"user_id": user}},
+            size=_MAX_TURNS,
+            source={"includes": ["session_id", f"{VECTORS_FIELD}.{own}"], "exclude_vectors": False},
+        )
+        hits = answer["hits"]["hits"]
+        sums: dict[str, list[float]] = {}
+        for hit in hits:
+            vector = (hit["_source"].get(VECTORS_FIELD) or {}).get(own)
+            if vector is None:
+                continue
+            total = sums.setdefault(hit["_source"]["session_id"], [0.0] * len(vector))
+            for i, x in enumerate(vector):
+                total[i] += x
+        means = {s: _unit(v) for s, v in sums.items()}
+        actions = [
+            {"_op_type": "update", "_index": hit["_index"], "_id": hit["_id"], "routing": user,
+             "doc": {VECTORS_FIELD: {field: means[hit["_source"]["session_id"]]}}}
+            for hit in hits
+            if hit["_source"]["session_id"] in means
+        ]  # fmt: skip
+        helpers.bulk(client, actions, chunk_size=200, refresh=False)
+    client.indices.refresh(index=alias)
+    return model
+
+
+def _unit(vector: list[float]) -> list[float]:
+    norm = sum(x * x for x in vector) ** 0.5 or 1.0
+    return [x / norm for x in vector]

@@ -25,6 +25,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       (default 3, 0.5)
     near[:WEIGHT]                     each vector hit mixed with the turns before it
                                       in the list (default 0.3)
+    svec[:WEIGHT]                     a vector per session, the mean of its turns'
+                                      (needs --session-vectors; default 0.3)
     ctx / ctx-only                    context vectors beside / instead of the turn's own
                                       (needs --context-vectors REACH)
     w=WEIGHT                          the vector list's weight
@@ -85,6 +87,7 @@ def evaluate(
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
     context_reach: int = 0,
+    session_vectors: bool = False,
     log: Any = print,
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
@@ -117,10 +120,15 @@ def evaluate(
                 client, alias, embedder, users, reach=context_reach
             )
             log(f"context vectors ({context}): embedded at {rate:,.0f} turns/s")
+        session_model = None
+        if session_vectors and embedder is not None:
+            users = [c.user_id for c in conversations]
+            session_model = locomo_context.store_sessions(client, alias, embedder, users)
+            log(f"session vectors ({session_model}): the mean of each session's turns")
         searchers = Searchers(client, alias, _KEY, embedder=embedder)
         results = {mode: _mode(searchers, conversations, mode) for mode in modes}
         for name in variants:
-            recipe, weight = variant(name, context)
+            recipe, weight = variant(name, context, session_model)
             results[f"hybrid {name}"] = _mode(
                 searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
             )
@@ -132,7 +140,9 @@ def evaluate(
             uninstall(client, alias)
 
 
-def variant(name: str, context_model: str | None) -> tuple[Recipe, float | None]:
+def variant(
+    name: str, context_model: str | None, session_model: str | None = None
+) -> tuple[Recipe, float | None]:
     """The recipe and vector weight a `--variants` entry names (see the module's doc).
     Raises `ValueError` saying what is wrong with it."""
     recipe, weight = DEFAULT_RECIPE, None
@@ -152,6 +162,12 @@ def variant(name: str, context_model: str | None) -> tuple[Recipe, float | None]
                 recipe, expansion_terms=int(terms), expansion_docs=int(docs),
                 expansion_weight=share,
             )  # fmt: skip
+        elif step == "svec" and len(numbers) <= 1:
+            if session_model is None:
+                raise ValueError("'svec' needs --session-vectors")
+            recipe = replace(
+                recipe, session_model=session_model, session_vector_weight=(numbers or [0.3])[0]
+            )
         elif step == "near" and len(numbers) <= 1:
             recipe = replace(recipe, vector_context=(numbers or [0.3])[0])
         elif step == "hop" and len(numbers) <= 2:
@@ -304,6 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="REACH",
         help="Store each turn's vector with the REACH turns before it, for the ctx steps.",
     )
+    parser.add_argument(
+        "--session-vectors",
+        action="store_true",
+        help="Store a vector per session (the mean of its turns'), for the svec step.",
+    )
     args = parser.parse_args(argv)
     try:
         boosts = {
@@ -339,9 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--weights: each weight is within [0, 1]")
     variants = [name.strip() for name in args.variants.split(",") if name.strip()]
     context_name = "model+ctx" if args.context_vectors else None
+    session_name = "model+session" if args.session_vectors else None
     for name in variants:
         try:
-            variant(name, context_name)
+            variant(name, context_name, session_name)
         except ValueError as err:
             parser.error(f"--variants: {err}")
     if not 0 <= args.context_vectors <= 10:
@@ -359,7 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     client = make_client(settings)
     results = evaluate(
         client, settings, conversations, modes, keep=args.keep, weights=weights,
-        variants=variants, context_reach=args.context_vectors, log=_to_stderr,
+        variants=variants, context_reach=args.context_vectors,
+        session_vectors=args.session_vectors, log=_to_stderr,
     )  # fmt: skip
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))

@@ -14,6 +14,9 @@ class Recipe:
     - `expansion_terms`, `expansion_docs`, `expansion_weight`: pseudo-relevance feedback
       (`expansion`): the keyword list fetched again with the stems of its first
       `expansion_docs` hits, the `expansion_terms` heaviest, at `expansion_weight`.
+    - `session_model`, `session_vector_weight`: a vector per session (stored under the
+      model id `session_model`): each hit's score mixed with how near its session's
+      vector is to the question (`session_scores.with_session_prior`).
     - `vector_context`: each vector hit's score mixed, at this weight, with those of the
       turns before it in the list (`neighbour_scores`): context at search time.
     - `second_round`, `second_weight`: a second kNN round, its query moved towards the
@@ -29,6 +32,8 @@ class Recipe:
     expansion_terms: int = 0
     expansion_docs: int = 5
     expansion_weight: float = 0.3
+    session_model: str | None = None
+    session_vector_weight: float = 0.0
     vector_context: float = 0.0
     second_round: int = 0
     second_weight: float = 0.5
@@ -38,6 +43,8 @@ class Recipe:
     def __post_init__(self) -> None:
         if not 0 <= self.session_weight <= 1:
             raise ValueError(f"session_weight must be within [0, 1], not {self.session_weight}")
+        if not 0 <= self.session_vector_weight <= 1:
+            raise ValueError("session_vector_weight must be within [0, 1]")
         if not 0 <= self.vector_context <= 1:
             raise ValueError(f"vector_context must be within [0, 1], not {self.vector_context}")
         if self.second_round < 0 or self.second_weight < 0:

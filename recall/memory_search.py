@@ -60,12 +60,12 @@ from session_recall.recall.memory_query import (
 )
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
-from session_recall.recall.memory_steps import expanded, second_round
+from session_recall.recall.memory_steps import expanded, second_round, session_prior
 from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
-from session_recall.recall.session_scores import with_sessions
+from session_recall.recall.session_scores import with_session_prior, with_sessions
 
 # The ids of the turns before an event, written by the enrichment pass with its context.
 CONTEXT_OF = "context_of"
@@ -189,8 +189,13 @@ class MemorySearcher:
             nearest = combined(nearest, scored(second))
             fused = fuse(scored(keyword), nearest, dense_weight=weight)
         by_key = {key_of(hit): hit for ranking in (keyword, *lists) for hit in ranking}
+        sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
+        if recipe.session_model is not None and vector is not None:
+            wanted = sorted(set(sessions.values()))
+            prior = yield from session_prior(vector, wanted, filters, recipe.session_model)
+            share = recipe.session_vector_weight
+            fused = with_session_prior(fused, sessions, prior, weight=share)
         if recipe.session_weight:
-            sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
             top, share = recipe.session_top, recipe.session_weight
             fused = with_sessions(fused, sessions, weight=share, top=top)
         fused = fused[:limit]

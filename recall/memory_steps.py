@@ -64,3 +64,27 @@ def second_round(
     [again] = yield Searches([knn_body(filters, seeded(vector, stored, weight=weight), field=field,
                                        size=depth)])  # fmt: skip
     return transport.hits(again)
+
+
+def session_prior(
+    vector: list[float], sessions: list[str], filters: list[Body], model: str
+) -> Generator[Searches, list[Body], dict[str, float]]:
+    """How near each of `sessions`' vectors (stored under `model` on its turns) is to
+    the question's `vector` (both of unit length): one turn per session, collapsed."""
+    field, key = vector_field(model), vector_key(model)
+    body: Body = {
+        "query": {"bool": {"filter": [*filters, {"terms": {"session_id": sessions}}]}},
+        "collapse": {"field": "session_id"},
+        "size": len(sessions),
+        "_source": {"includes": ["session_id", field], "exclude_vectors": False},
+        "track_total_hits": False,
+    }
+    [answer] = yield Searches([body])
+    near = {}
+    for hit in transport.hits(answer):
+        stored = (hit["_source"].get(VECTORS_FIELD) or {}).get(key)
+        if stored is not None:
+            near[str(hit["_source"]["session_id"])] = sum(
+                a * b for a, b in zip(vector, stored, strict=True)
+            )
+    return near

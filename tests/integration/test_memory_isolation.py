@@ -76,14 +76,15 @@ def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
 
 
 # Every ranking step, alone and together: each search it adds (the expanded keyword
-# list, a second vector list) carries the user's pin too. The static model's own field
-# stands in for the context vectors.
+# list, a second vector list, the sessions' vectors) carries the user's pin too. The
+# static model's own field stands in for the context and the session vectors.
 RECIPES = [
     DEFAULT_RECIPE,
     Recipe(session_weight=0.5, session_top=2),
     Recipe(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
     Recipe(second_round=3, second_weight=1.0),
     Recipe(vector_context=0.5),
+    Recipe(session_model=StaticEmbedder().model_id, session_vector_weight=0.5),
     Recipe(context_model=StaticEmbedder().model_id),
     Recipe(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
            expansion_terms=3, second_round=2),

@@ -73,9 +73,10 @@ def test_each_variant_names_its_ranking_steps_and_a_wrong_one_is_refused(capsys)
     defaults, _ = variant("session+prf", None)
     assert (defaults.session_weight, defaults.session_top, defaults.expansion_terms) == (0.3, 3, 10)
     assert variant("near:0.4", None)[0].vector_context == 0.4
+    assert variant("svec:0.2", None, "e5+session")[0].session_model == "e5+session"
     context, _ = variant("ctx-only", "e5+ctx3")
     assert context.context_model == "e5+ctx3" and context.context_only
-    for wrong in ("ctx", "reranker", "session:a"):
+    for wrong in ("ctx", "svec", "reranker", "session:a"):
         with pytest.raises(ValueError):
             variant(wrong, None)
     with pytest.raises(SystemExit):

@@ -9,7 +9,7 @@ from session_recall.recall.expansion import expansion_terms
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_recipe import Recipe
 from session_recall.recall.neighbour_scores import with_context
-from session_recall.recall.session_scores import with_sessions
+from session_recall.recall.session_scores import with_session_prior, with_sessions
 from session_recall.recall.vector_feedback import seeded
 
 
@@ -84,3 +84,12 @@ def test_a_turn_after_one_near_the_question_borrows_its_score():
     assert scores["stray"] == pytest.approx(0.5 * 0.75)  # a turn before it not in the list: 0
     assert [key for key, _ in again] == ["answer", "asked", "stray", "far"]
     assert with_context(ranking, before, lambda key: key, weight=0.0) == ranking
+
+
+def test_a_session_whose_vector_is_near_the_question_lifts_its_hits():
+    fused = [_hit("x", 0.9, 1), _hit("y", 0.8, 2)]
+    sessions = {"x": "far", "y": "near"}
+    again = with_session_prior(fused, sessions, {"far": 0.2, "near": 0.6}, weight=0.5)
+    assert [f.key for f in again] == ["y", "x"]
+    assert {f.key: f.score for f in again} == pytest.approx({"y": 0.9, "x": 0.45})
+    assert with_session_prior(fused, sessions, {}, weight=0.5) == fused
