@@ -3,11 +3,9 @@
     export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
     python -m bench.memory_eval --locomo PATH/locomo10.zip                # the dev split
     python -m bench.memory_eval --locomo PATH --conversations 26,30 --modes keyword
-    python -m bench.memory_eval --locomo PATH --modes keyword --context-reach 1 --boosts text=1
-    python -m bench.memory_eval --locomo PATH --report BENCHMARKS.md --embedders e5-small
 
 Each conversation is stored as one user, through the writer and the configured
-embedder (`SESSION_RECALL_EMBEDDER`, the static model by default), into an alias of
+embedder (`SESSION_RECALL_EMBEDDER`, e5-small by default), into an alias of
 its own that is dropped afterwards (`--keep` keeps it). Each question is then asked
 through `MemorySearcher` with that user, ten hits, in each mode; the report gives turn
 recall@5 and @10, hit@10, session hit@1 and @5 (sessions ranked by their best hit),
@@ -18,34 +16,47 @@ list (see `recall.fusion`), and each conversation is scored at the weight the ot
 choose (best turn recall@10 over them): leave-one-conversation-out, the weight a model
 would be given without seeing the conversation it is measured on.
 
-`--boosts` and `--context-reach` vary the keyword list: its fields' weights, and how
-many turns of its session an event's context holds (set for the enrichment pass this
-process runs). `--report` runs the whole plan of `bench/locomo_report.py` and writes the
-"memory_search on LoCoMo" section of the report from it: no row of it is typed in.
+With `--variants`, hybrid mode is also run with each ranking recipe named (see
+`recall.memory_recipe`), each a `+`-joined list of steps:
+
+    session[:WEIGHT[:TOP]]            session-level scoring (default 0.3, 3)
+    prf[:TERMS[:DOCS[:WEIGHT]]]       pseudo-relevance feedback (default 10, 5, 0.3)
+    hop[:SEEDS[:WEIGHT]]              a second vector round seeded by the first hits
+                                      (default 3, 0.5)
+    near[:WEIGHT]                     each vector hit mixed with the turns before it
+                                      in the list (default 0.3)
+    svec[:WEIGHT]                     a vector per session, the mean of its turns'
+                                      (needs --session-vectors; default 0.3)
+    ctx / ctx-only                    context vectors beside / instead of the turn's own
+                                      (needs --context-vectors REACH)
+    w=WEIGHT                          the vector list's weight
+    base                              memory_search's default recipe
+
+e.g. `--variants base,session,prf,session+prf`: every row from one stored alias. With
+`--context-vectors REACH`, each turn's vector with the REACH turns before it is stored
+beside its own (`bench.locomo_context`) after the enrichment pass.
 
 The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
 are checked on, never run or tuned on.
 """
 
 import argparse
-import contextlib
-import importlib
 import statistics
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import locomo, sections
+from bench import locomo, locomo_context, sections
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import Searchers, memory_query
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.templates import install, uninstall
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -57,42 +68,6 @@ LIMIT = 10  # memory_search's default: what an agent's tool call gets
 _KEY = b"bench-memory-eval-cursor-key-32b"
 
 
-def reach_module() -> Any:
-    """The module whose `CONTEXT_REACH` the enrichment pass reads at each use (looked
-    for by name: set where the pass does not read it, it would change nothing)."""
-    for name in ("session_recall.indexer.context", "session_recall.indexer.enrichment"):
-        with contextlib.suppress(ModuleNotFoundError):
-            module = importlib.import_module(name)
-            if hasattr(module, "CONTEXT_REACH"):
-                return module
-    raise RuntimeError("the enrichment pass reads no CONTEXT_REACH: --context-reach cannot work")
-
-
-@contextmanager
-def context_reach(reach: int | None) -> Iterator[int]:
-    """The context reach of the enrichment passes run meanwhile in this process (None:
-    the release's own); yields the reach in force."""
-    module = reach_module()
-    before = int(module.CONTEXT_REACH)
-    module.CONTEXT_REACH = before if reach is None else reach
-    try:
-        yield int(module.CONTEXT_REACH)
-    finally:
-        module.CONTEXT_REACH = before
-
-
-@contextmanager
-def keyword_boosts(boosts: dict[str, float]) -> Iterator[None]:
-    """memory_search's keyword list with these field weights, meanwhile."""
-    before = dict(memory_query.KEYWORD_BOOSTS)
-    memory_query.KEYWORD_BOOSTS.update(boosts)
-    try:
-        yield
-    finally:
-        memory_query.KEYWORD_BOOSTS.clear()
-        memory_query.KEYWORD_BOOSTS.update(before)
-
-
 def kept_section(document: str) -> str | None:
     """This harness's section of an existing report, if any."""
     return sections.kept(document, start=START, end=END)
@@ -100,16 +75,6 @@ def kept_section(document: str) -> str | None:
 
 def replace_section(document: str, text: str) -> str:
     return sections.replace(document, text, start=START, end=END)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """The conversations stored in an alias and enriched: its searchers, and the
-    enrichment pass's rate."""
-
-    searchers: Searchers
-    model: str
-    enrichment_events_per_s: float
 
 
 def evaluate(
@@ -120,29 +85,14 @@ def evaluate(
     *,
     keep: bool = False,
     weights: Sequence[float] = (),
+    variants: Sequence[str] = (),
+    context_reach: int = 0,
+    session_vectors: bool = False,
     log: Any = print,
 ) -> dict[str, Any]:
     """Store the conversations in a fresh alias, ask every question in every mode, and
     return the mean scores per mode (overall and per category) with p50 latency."""
-    with loaded(client, settings, conversations, keep=keep, log=log) as store:
-        results = {mode: score(store.searchers, conversations, mode) for mode in modes}
-        if weights:
-            results.update(leave_one_out(store.searchers, conversations, weights, log))
-        return results
-
-
-@contextmanager
-def loaded(
-    client: Any,
-    settings: Settings,
-    conversations: list[locomo.Conversation],
-    *,
-    keep: bool = False,
-    log: Any = print,
-) -> Iterator[Loaded]:
-    """The conversations stored through the writer in a fresh alias, and enriched with
-    the configured embedder; the alias is dropped afterwards unless `keep`."""
-    alias = f"bench-locomo-r{uuid.uuid4().hex[:8]}"  # no dash before a digit
+    alias = f"bench-locomo-{uuid.uuid4().hex[:8]}"
     embedder = embedder_for(settings)
     install(client, alias)
     try:
@@ -163,15 +113,76 @@ def loaded(
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         model = embedder.model_id if embedder is not None else "no embedder"
         log(f"enrichment pass ({model}): {len(events) / seconds:,.0f} events/s ({seconds:.1f} s)")
-        yield Loaded(
-            Searchers(client, alias, _KEY, embedder=embedder), model, len(events) / seconds
-        )
+        context = None
+        if context_reach and embedder is not None:
+            users = [c.user_id for c in conversations]
+            context, rate = locomo_context.store(
+                client, alias, embedder, users, reach=context_reach
+            )
+            log(f"context vectors ({context}): embedded at {rate:,.0f} turns/s")
+        session_model = None
+        if session_vectors and embedder is not None:
+            users = [c.user_id for c in conversations]
+            session_model = locomo_context.store_sessions(client, alias, embedder, users)
+            log(f"session vectors ({session_model}): the mean of each session's turns")
+        searchers = Searchers(client, alias, _KEY, embedder=embedder)
+        results = {mode: _mode(searchers, conversations, mode) for mode in modes}
+        for name in variants:
+            recipe, weight = variant(name, context, session_model)
+            results[f"hybrid {name}"] = _mode(
+                searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
+            )
+        if weights:
+            results.update(_leave_one_out(searchers, conversations, weights, log))
+        return results
     finally:
         if not keep:
             uninstall(client, alias)
 
 
-def leave_one_out(
+def variant(
+    name: str, context_model: str | None, session_model: str | None = None
+) -> tuple[Recipe, float | None]:
+    """The recipe and vector weight a `--variants` entry names (see the module's doc).
+    Raises `ValueError` saying what is wrong with it."""
+    recipe, weight = DEFAULT_RECIPE, None
+    for part in name.split("+"):
+        step, *values = part.strip().split(":")
+        numbers = [float(v) for v in values]
+        if step == "base" and not numbers:
+            continue
+        if step.startswith("w="):
+            weight = float(step[2:])
+        elif step == "session" and len(numbers) <= 2:
+            share, top = (numbers + [0.3, 3.0][len(numbers) :])[:2]
+            recipe = replace(recipe, session_weight=share, session_top=int(top))
+        elif step == "prf" and len(numbers) <= 3:
+            terms, docs, share = (numbers + [10.0, 5.0, 0.3][len(numbers) :])[:3]
+            recipe = replace(
+                recipe, expansion_terms=int(terms), expansion_docs=int(docs),
+                expansion_weight=share,
+            )  # fmt: skip
+        elif step == "svec" and len(numbers) <= 1:
+            if session_model is None:
+                raise ValueError("'svec' needs --session-vectors")
+            recipe = replace(
+                recipe, session_model=session_model, session_vector_weight=(numbers or [0.3])[0]
+            )
+        elif step == "near" and len(numbers) <= 1:
+            recipe = replace(recipe, vector_context=(numbers or [0.3])[0])
+        elif step == "hop" and len(numbers) <= 2:
+            seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
+            recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step in ("ctx", "ctx-only") and not numbers:
+            if context_model is None:
+                raise ValueError(f"{step!r} needs --context-vectors REACH")
+            recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
+        else:
+            raise ValueError(f"{part!r} is not a step (session, prf, hop, ctx, ctx-only, w=, base)")
+    return recipe, weight
+
+
+def _leave_one_out(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     weights: Sequence[float],
@@ -180,7 +191,7 @@ def leave_one_out(
     """Hybrid at each weight, then each conversation scored at the weight chosen on
     the others (best mean turn recall@10)."""
     per_weight = {
-        w: {c.id: score(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
+        w: {c.id: _mode(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
         for w in weights
     }
     results: dict[str, Any] = {}
@@ -208,25 +219,26 @@ def _recall_without(by_conversation: dict[int, dict[str, Any]], held_id: int) ->
 
 
 def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several `score` results as one, each question counting once."""
+    """Several `_mode` results as one, each question counting once."""
     rows = [row for part in parts for row in part["rows"]]
     took = [t for part in parts for t in part["took"]]
     return _summary(rows, took)
 
 
-def score(
+def _mode(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     mode: str,
     *,
     dense_weight: float | None = None,
+    recipe: Recipe | None = None,
 ) -> dict[str, Any]:
-    """Every question of `conversations` asked in `mode`: the mean scores, overall and
-    per category, and the p50 latency."""
     rows: list[tuple[int, locomo.Scores]] = []
     took: list[float] = []
     for conversation in conversations:
-        searcher = searchers.memory(user_id=conversation.user_id, dense_weight=dense_weight)
+        searcher = searchers.memory(
+            user_id=conversation.user_id, dense_weight=dense_weight, recipe=recipe
+        )
         for question in conversation.questions:
             start = time.perf_counter()
             result = searcher.search(question.text[:1000], mode=mode, limit=LIMIT, context=0)
@@ -288,31 +300,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         "per conversation leaving it out.",
     )
     parser.add_argument(
-        "--context-reach",
-        type=int,
-        metavar="N",
-        help="how many turns of its session the enrichment puts into an event's context "
-        "(default: the release's own)",
-    )
-    parser.add_argument(
-        "--report",
-        type=Path,
-        metavar="BENCHMARKS.md",
-        help="run the whole plan of bench/locomo_report.py (the default, the keyword "
-        "list's changes, --embedders) and write its section of this report; "
-        "--modes, --weights, --boosts and --context-reach are its own then",
-    )
-    parser.add_argument(
-        "--embedders",
-        default="",
-        help="--report: other embedders to run besides the default, comma-separated "
-        "(e.g. e5-small,minilm, each fetched with `session-recall models fetch` first)",
-    )
-    parser.add_argument(
         "--boosts",
         default="",
         help="The keyword list's field weights to try, e.g. text=1,stems=1,context=0.5 "
         "(0 leaves a field out; default: memory_search's own).",
+    )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="Ranking recipes to run in hybrid mode, comma-separated, each a +-joined "
+        "list of steps: session[:W[:TOP]], prf[:TERMS[:DOCS[:W]]], hop[:SEEDS[:W]], near[:W], ctx, "
+        "ctx-only, w=W, "
+        "base (e.g. base,session,session+prf).",
+    )
+    parser.add_argument(
+        "--context-vectors",
+        type=int,
+        default=0,
+        metavar="REACH",
+        help="Store each turn's vector with the REACH turns before it, for the ctx steps.",
+    )
+    parser.add_argument(
+        "--session-vectors",
+        action="store_true",
+        help="Store a vector per session (the mean of its turns'), for the svec step.",
     )
     args = parser.parse_args(argv)
     try:
@@ -347,11 +358,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--weights: {args.weights!r} is not a list of numbers")
     if any(not 0 <= w <= 1 for w in weights):
         parser.error("--weights: each weight is within [0, 1]")
-    if args.context_reach is not None and args.context_reach < 0:
-        parser.error("--context-reach: a number of turns, 0 or more")
-    embedders = [name.strip() for name in args.embedders.split(",") if name.strip()]
-    if args.report and (args.boosts or args.weights or args.context_reach is not None):
-        parser.error("--report runs its own plan: leave out --boosts, --weights, --context-reach")
+    variants = [name.strip() for name in args.variants.split(",") if name.strip()]
+    context_name = "model+ctx" if args.context_vectors else None
+    session_name = "model+session" if args.session_vectors else None
+    for name in variants:
+        try:
+            variant(name, context_name, session_name)
+        except ValueError as err:
+            parser.error(f"--variants: {err}")
+    if not 0 <= args.context_vectors <= 10:
+        parser.error("--context-vectors: REACH is within 0 to 10 turns")
     try:
         conversations = locomo.load(args.locomo, ids)
     except (OSError, ValueError) as err:
@@ -363,46 +379,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
         )
     client = make_client(settings)
-    if args.report is not None:
-        return _write_report(client, settings, conversations, embedders, args.report, argv)
-    with context_reach(args.context_reach):
-        results = evaluate(
-            client, settings, conversations, modes, keep=args.keep, weights=weights, log=_to_stderr
-        )
+    results = evaluate(
+        client, settings, conversations, modes, keep=args.keep, weights=weights,
+        variants=variants, context_reach=args.context_vectors,
+        session_vectors=args.session_vectors, log=_to_stderr,
+    )  # fmt: skip
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     if "keyword" in results and "hybrid" in results:
         print(f"\n{_against_keyword(results['hybrid'], results['keyword'])}")
     return 0
-
-
-def _write_report(
-    client: Any,
-    settings: Settings,
-    conversations: list[locomo.Conversation],
-    embedders: list[str],
-    report: Path,
-    argv: Sequence[str] | None,
-) -> int:
-    """The plan's runs, into the LoCoMo section of `report` (the rest is kept)."""
-    from bench import locomo_report  # imported here: it builds on this module
-
-    found = locomo_report.run(client, settings, conversations, embedders, _to_stderr)
-    command = " ".join(["python -m bench.memory_eval", *_shown(argv or sys.argv[1:])])
-    old = report.read_text(encoding="utf-8") if report.exists() else "# Benchmarks\n"
-    report.write_text(replace_section(old, locomo_report.section(found, command)), "utf-8")
-    _to_stderr(f"wrote the LoCoMo section of {report}")
-    return 0
-
-
-def _shown(argv: Sequence[str]) -> list[str]:
-    """The arguments as the report shows them: where the data and the report are, by
-    their names only."""
-    shown, path_next = [], False
-    for arg in argv:
-        shown.append(f"PATH/{Path(arg).name}" if path_next else arg)
-        path_next = arg in ("--locomo", "--report")
-    return shown
 
 
 def _to_stderr(text: str) -> None:

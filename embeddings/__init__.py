@@ -2,9 +2,9 @@
 
 A library below both: it imports only the core, and knows nothing of Elasticsearch.
 
-- `StaticEmbedder`: the offline default, static token vectors shipped in a wheel;
+- `StaticEmbedder`: static token vectors shipped in a wheel, offline and fast;
 - `TransformerEmbedder`: a small transformer encoder run here with onnxruntime, its
-  weights fetched once (`local_models.install`);
+  weights fetched once (`local_models.install`): e5-small is the default;
 - `EndpointEmbedder`: an OpenAI-compatible `/v1/embeddings` endpoint, for production;
 - `Embedder`: what both offer, for any other one;
 - `vector_field(model_id)`: where a model's vectors are stored;

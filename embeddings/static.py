@@ -1,4 +1,5 @@
-"""The offline default: static token embeddings shipped inside a PyPI wheel.
+"""The static model: token embeddings shipped inside a PyPI wheel, offline and ten times
+faster to enrich with than the default encoder (`SESSION_RECALL_EMBEDDER=static`).
 
 The weights are WordLlama's `l2_supercat` (MIT licence, 32,000 Llama-2 tokens x 256
 dimensions, float16, 16 MB), which the `wordllama` wheel carries with its tokenizer.

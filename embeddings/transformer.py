@@ -1,16 +1,24 @@
 """A small transformer encoder run on this machine with onnxruntime: better recall than
 the static model, at the cost of CPU (`SESSION_RECALL_EMBEDDER=e5-small` or `minilm`).
 
-A text's vector is the mean of the encoder's last hidden states over its tokens, the
-pooling both models were trained with. Texts are cut to their first `MAX_TOKENS`
-tokens: a message's meaning is near its start, and attention costs grow with the
-square of the length. A batch is padded to its longest text, so texts are sorted by
-length and batched with their like: on LoCoMo's turns that doubles the rate.
+A text's vector is the mean of the encoder's last hidden states over its tokens, or
+its first token's ([CLS]), as each model was trained (`LocalModel.pooling`). Texts are
+cut to their first `MAX_TOKENS` tokens: a message's meaning is near its start, and
+attention costs grow with the square of the length. A batch is padded to its longest
+text, so texts are sorted by length and batched with their like: on LoCoMo's turns
+that doubles the rate.
+
+Questions run on an inference session of their own, with one thread: a question is
+one short text, and it never waits behind a page of the enrichment pass on the
+stored texts' session (two threads, for the batches). The vectors of recent questions
+are kept (`QUERY_CACHE`): an agent often asks the same thing again.
 
 The weights are read from the folder `session-recall models fetch` filled (see
 `local_models`); onnxruntime is an extra (`local`: in the checkout, `pip install -e '.[local]'`).
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -20,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.extras import extra_hint
 from session_recall.embeddings.embedder import Vector
-from session_recall.embeddings.local_models import installed, model
+from session_recall.embeddings.local_models import LocalModel, installed, model
 from session_recall.embeddings.pooling import unit_vectors
 
 if TYPE_CHECKING:
@@ -30,6 +38,8 @@ if TYPE_CHECKING:
 MAX_TOKENS = 256
 MAX_CHARS = 4000  # a megabyte-long tool output costs no megabyte of tokenizing
 BATCH = 16  # on 2 cores, 16 was faster than 8, 32 or 64 (fewer pad tokens, warm caches)
+# The questions whose vectors are kept, per embedder: 384 floats each, 1.5 kB.
+QUERY_CACHE = 1024
 
 
 class TransformerEmbedder:
@@ -38,6 +48,9 @@ class TransformerEmbedder:
     def __init__(self, name: str, models_folder: Path) -> None:
         self._spec = model(name)
         self._folder = models_folder
+        self._asked: OrderedDict[str, Vector | None] = OrderedDict()
+        self._asked_lock = threading.Lock()
+        self.query_cache_hits = 0
 
     @property
     def model_id(self) -> str:
@@ -50,34 +63,61 @@ class TransformerEmbedder:
     def load(self) -> None:
         """Check and read the weights now rather than on the first `embed` (about 1 s).
         Each model is read once per process, whatever the number of embedders."""
-        _loaded(self._spec.name, self._folder)
+        _loaded(self._spec.name, self._folder, _STORED)
 
     def embed(self, texts: Sequence[str]) -> list[Vector | None]:
         """Stored texts' vectors (with the model's passage prefix)."""
-        return self._vectors([text[:MAX_CHARS] for text in texts], self._spec.passage_prefix)
+        texts = [text[:MAX_CHARS] for text in texts]
+        return self._vectors(texts, self._spec.passage_prefix, _STORED)
 
     def embed_query(self, text: str) -> Vector | None:
-        """A question's vector (with the model's query prefix)."""
-        [vector] = self._vectors([text[:MAX_CHARS]], self._spec.query_prefix)
+        """A question's vector (with the model's query prefix), on the questions'
+        session; a question asked lately is answered from the cache."""
+        text = text[:MAX_CHARS]
+        with self._asked_lock:
+            if text in self._asked:
+                self._asked.move_to_end(text)
+                self.query_cache_hits += 1
+                return self._asked[text]
+        [vector] = self._vectors([text], self._spec.query_prefix, _QUESTIONS)
+        with self._asked_lock:
+            self._asked[text] = vector
+            while len(self._asked) > QUERY_CACHE:
+                self._asked.popitem(last=False)
         return vector
 
-    def _vectors(self, texts: list[str], prefix: str) -> list[Vector | None]:
+    def sessions(self) -> tuple[object, object]:
+        """The inference sessions of stored texts and of questions: two, so that a
+        question never queues behind a batch."""
+        return (
+            _loaded(self._spec.name, self._folder, _STORED).session,
+            _loaded(self._spec.name, self._folder, _QUESTIONS).session,
+        )
+
+    def _vectors(self, texts: list[str], prefix: str, role: str) -> list[Vector | None]:
         """A text with no word gets None, as with the static model: the prefix alone
         would give every empty text one vector, near everything and meaning nothing."""
         import numpy as np
 
-        loaded = _loaded(self._spec.name, self._folder)
+        loaded = _loaded(self._spec.name, self._folder, role)
         worded = [i for i, text in enumerate(texts) if text.strip()]
         pooled = np.zeros((len(texts), self.dims), dtype=np.float32)
         order = sorted(worded, key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             batch = order[start : start + BATCH]
-            pooled[batch] = _pooled(loaded, [prefix + texts[i] for i in batch])
+            pooled[batch] = _pooled(loaded, [prefix + texts[i] for i in batch], self._spec)
         return unit_vectors(pooled)
 
 
-def _pooled(loaded: "_Loaded", texts: list[str]) -> "NDArray[np.float32]":
-    """The mean of each text's last hidden states over its tokens (padding left out)."""
+# The two inference sessions of a model: stored texts (batches, the enrichment pass)
+# and questions (one at a time, memory_search).
+_STORED, _QUESTIONS = "stored", "questions"
+_THREADS = {_STORED: 0, _QUESTIONS: 1}  # 0: onnxruntime's default, one per core
+
+
+def _pooled(loaded: "_Loaded", texts: list[str], spec: LocalModel) -> "NDArray[np.float32]":
+    """Each text's vector before normalising: the mean of its last hidden states over
+    its tokens (padding left out), or its first token's."""
     import numpy as np
 
     encodings = loaded.tokenizer.encode_batch(texts)
@@ -87,6 +127,9 @@ def _pooled(loaded: "_Loaded", texts: list[str]) -> "NDArray[np.float32]":
     if "token_type_ids" in loaded.inputs:
         feed["token_type_ids"] = np.zeros_like(ids)
     [hidden] = loaded.session.run(["last_hidden_state"], feed)
+    if spec.pooling == "cls":
+        first: NDArray[np.float32] = hidden[:, 0, :]
+        return first
     weights = mask[..., None].astype(np.float32)
     summed: NDArray[np.float32] = (hidden * weights).sum(axis=1)
     return summed / np.maximum(weights.sum(axis=1), 1.0)
@@ -100,9 +143,10 @@ class _Loaded:
 
 
 @cache
-def _loaded(name: str, folder: Path) -> _Loaded:
-    """Model `name`'s inference session, tokenizer and input names, read from `folder`
-    once per process (the digests are checked then): sessions are thread-safe."""
+def _loaded(name: str, folder: Path, role: str) -> _Loaded:
+    """Model `name`'s inference session for `role`, tokenizer and input names, read
+    from `folder` once per process and role (the digests are checked then): sessions
+    are thread-safe."""
     spec = model(name)
     try:
         import onnxruntime
@@ -119,6 +163,7 @@ def _loaded(name: str, folder: Path) -> _Loaded:
     tokenizer.enable_padding()
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # its warnings are about graph fusions, not us
+    options.intra_op_num_threads = _THREADS[role]
     session = onnxruntime.InferenceSession(
         str(files.weights), options, providers=["CPUExecutionProvider"]
     )

@@ -27,15 +27,18 @@ DEFAULT_DENSE_WEIGHT = 0.3
 # A model's own weight, chosen on LoCoMo's dev split leaving one conversation out
 # (`python -m bench.memory_eval --weights ...`), keyed by the embedder's model id.
 DENSE_WEIGHTS: dict[str, float] = {
-    # The offline default (`StaticEmbedder`), beside the keyword list with stems and
+    # The static model (`StaticEmbedder`), beside the keyword list with stems and
     # context: leaving one conversation out picks 0.1-0.2 for recall@10, where one
     # open-domain question of 44 falls behind keywords; 0.3 keeps every category within
     # 0.01 of keywords and ranks sessions best (BENCHMARKS.md, "memory_search on LoCoMo").
     "wordllama-l2-supercat-64-v1": 0.3,
     # The local encoders (`session-recall models fetch`): leaving one conversation out
-    # picked 0.4-0.55 for e5-small (0.5 in one run for all five) and 0.3-0.4 for MiniLM.
+    # picked 0.4-0.55 for e5-small (0.5 in one run for all five, 0.5-0.6 in another)
+    # and 0.3-0.4 for MiniLM.
     "e5-small-onnx-v1": 0.5,
     "minilm-onnx-v1": 0.4,
+    # bge-small: 0.4 for three conversations, 0.5 for two (2026-12-05).
+    "bge-small-onnx-v1": 0.4,
 }
 
 
@@ -67,14 +70,20 @@ def fuse(
         raise ValueError(f"dense_weight must be within [0, 1], not {dense_weight}")
     keyword_ranks = {key: rank for rank, (key, _) in enumerate(keyword, start=1)}
     vector_ranks = {key: rank for rank, (key, _) in enumerate(vector, start=1)}
-    keyword_scores, vector_scores = _normalised(keyword), _normalised(vector)
+    keyword_scores, vector_scores = normalised(keyword), normalised(vector)
     fused = []
     for key in dict.fromkeys([key for key, _ in (*keyword, *vector)]):
         score = (1 - dense_weight) * keyword_scores.get(key, 0.0) + dense_weight * (
             vector_scores.get(key, 0.0)
         )
         fused.append(Fused(key, keyword_ranks.get(key), vector_ranks.get(key), score))
-    unranked = len(keyword) + len(vector) + 1
+    return ranked(fused)
+
+
+def ranked(fused: Sequence[Fused[K]]) -> list[Fused[K]]:
+    """`fused` best first: by score, ties to the better single rank, then to the
+    keyword list, so the order is the same on every call."""
+    unranked = len(fused) + 1
 
     def order(item: Fused[K]) -> tuple[float, int, int, int]:
         k_rank = item.keyword_rank or unranked
@@ -84,7 +93,21 @@ def fuse(
     return sorted(fused, key=order)
 
 
-def _normalised(hits: Sequence[tuple[K, float]]) -> dict[K, float]:
+def combined(*lists: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
+    """Several rankings of one kind (an event's vector and its context's, say) as one:
+    each key scored the mean of its normalised scores (0 where a list lacks it), best
+    first, ties in the order first met."""
+    if len(lists) == 1:
+        return list(lists[0])
+    each = [normalised(ranking) for ranking in lists]
+    keys = dict.fromkeys(key for ranking in lists for key, _ in ranking)
+    scores = [(key, sum(n.get(key, 0.0) for n in each) / len(lists)) for key in keys]
+    return sorted(scores, key=lambda pair: -pair[1])
+
+
+def normalised(hits: Sequence[tuple[K, float]]) -> dict[K, float]:
+    """Each key's score min-max normalised over the list (1 for each when all are
+    equal)."""
     if not hits:
         return {}
     scores = [score for _, score in hits]

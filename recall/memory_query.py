@@ -5,10 +5,12 @@ the `knn` option's own `filter` (a pre-filter: the k nearest are taken among the
 user's events, never among everyone's and then trimmed), and in each neighbour query.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
+from session_recall.embeddings import MODELS_FIELD
 from session_recall.recall.query import Body
 from session_recall.recall.text_match import any_word_clauses
 
@@ -38,7 +40,15 @@ def event_filters(
     return filters
 
 
-def keyword_body(filters: list[Body], query: str, *, stemmed: str, size: int) -> Body:
+def keyword_body(
+    filters: list[Body],
+    query: str,
+    *,
+    stemmed: str,
+    size: int,
+    expansion: str = "",
+    expansion_weight: float = 0.0,
+) -> Body:
     """BM25 over the query's words, any of them (a `match` query ORs them): the more
     and the rarer the words an event shares, the higher it ranks. The text is a value,
     never query syntax; the caller has left its function words out (`query`) and
@@ -46,13 +56,17 @@ def keyword_body(filters: list[Body], query: str, *, stemmed: str, size: int) ->
 
     Three fields, their scores added: the event's own words, its stems, and the stems
     of its text with its session's previous and next turn (the last two come with the
-    enrichment pass; an event not enriched yet is found by its own words)."""
+    enrichment pass; an event not enriched yet is found by its own words).
+
+    `expansion`: stems added by pseudo-relevance feedback (`recall.expansion`), matched
+    on the two stem fields at `expansion_weight` of their weights."""
     matches = any_word_clauses(query, boost=KEYWORD_BOOSTS["text"])
-    if stemmed:
-        matches += [
-            {"match": {field: {"query": stemmed, "boost": KEYWORD_BOOSTS[field]}}}
-            for field in ("stems", "context")
-        ]
+    for terms, weight in ((stemmed, 1.0), (expansion, expansion_weight)):
+        if terms and weight > 0:
+            matches += [
+                {"match": {field: {"query": terms, "boost": KEYWORD_BOOSTS[field] * weight}}}
+                for field in ("stems", "context")
+            ]
     return {
         "query": {"bool": {"filter": filters, "should": matches, "minimum_should_match": 1}},
         "size": size,
@@ -61,7 +75,15 @@ def keyword_body(filters: list[Body], query: str, *, stemmed: str, size: int) ->
     }
 
 
-def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int) -> Body:
+def knn_body(
+    filters: list[Body],
+    vector: list[float],
+    *,
+    field: str,
+    size: int,
+    extra: Sequence[str] = (),
+) -> Body:
+    """The `size` nearest of the user's events; `extra`: fields beyond `SOURCE`."""
     return {
         "knn": {
             "field": field,
@@ -71,9 +93,34 @@ def knn_body(filters: list[Body], vector: list[float], *, field: str, size: int)
             "filter": {"bool": {"filter": filters}},
         },
         "size": size,
-        "_source": SOURCE,
+        "_source": [*SOURCE, *extra],
         "track_total_hits": False,
     }
+
+
+def vectors_body(filters: list[Body], ids: list[str], *, field: str) -> Body:
+    """The stored vectors (`field`) of the user's events of `ids`: vectors are left out
+    of `_source` unless asked for."""
+    return {
+        "query": {"bool": {"filter": [*filters, {"ids": {"values": ids}}]}},
+        "size": len(ids),
+        "_source": {"includes": [field], "exclude_vectors": False},
+        "track_total_hits": False,
+    }
+
+
+def coverage_bodies(filters: list[Body], model_id: str) -> list[Body]:
+    """Two counts beside the search: the events it searches, and those of them that
+    lack `model_id`'s vectors (the model has not processed them yet)."""
+    processed: Body = {"term": {MODELS_FIELD: model_id}}
+    return [
+        {"size": 0, "track_total_hits": True, "query": {"bool": {"filter": filters}}},
+        {
+            "size": 0,
+            "track_total_hits": True,
+            "query": {"bool": {"filter": filters, "must_not": [processed]}},
+        },
+    ]
 
 
 def neighbour_bodies(

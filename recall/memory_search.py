@@ -6,8 +6,9 @@ shard:
 - `keyword`: BM25 over the query's words, relevance first;
 - `semantic`: the events whose vectors are nearest the query's (kNN, user pre-filter);
 - `hybrid`: both in one `msearch`, their normalised scores weighed together (see
-  `fusion`, and for why in the client). The default whenever an embedder is
-  configured.
+  `fusion`, and for why in the client), then each hit's score mixed with its
+  session's (`memory_recipe`: the steps measured on LoCoMo, and which ones ship). The
+  default whenever an embedder is configured.
 
 Then one more `msearch` fetches each hit's neighbours in its session, first in the
 hit's own partition: sent to the alias, each of those twenty searches (for ten hits)
@@ -17,54 +18,60 @@ look that finds fewer than it asked for (the session's first or last turns, or a
 session that crosses into another period) is sent again to the whole alias, in one
 more `msearch`, so the neighbours are the same either way.
 
-When the query cannot be embedded (no embedder, or it fails), the search runs on
-keywords and the result says so in `notice`: a question still gets an answer.
+When the query cannot be embedded (no embedder, a local model not installed, or it
+fails), the search runs on keywords and the result says so in `notice`: a question
+still gets an answer. When some or all of the events searched lack the model's
+vectors (stored before the model, or not enriched yet), the hits are those keywords
+find for them, and `notice` gives their share.
 """
 
 import asyncio
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import parse_partition
 from session_recall.core.stems import stems
 from session_recall.core.stopwords import content_terms
-from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
+from session_recall.embeddings import (
+    Embedder,
+    EmbeddingError,
+    query_vector,
+    vector_field,
+)
 from session_recall.recall import transport
-from session_recall.recall.fusion import dense_weight_for, fuse
+from session_recall.recall.fusion import combined, dense_weight_for, fuse
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
     MemoryRequest,
     SearchMode,
 )
+from session_recall.recall.memory_plan import Searches, key_of, scored
 from session_recall.recall.memory_query import (
+    coverage_bodies,
     event_filters,
     keyword_body,
     knn_body,
     neighbour_bodies,
 )
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
+from session_recall.recall.memory_steps import expanded, second_round, session_prior
+from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
+from session_recall.recall.session_scores import with_session_prior, with_sessions
 
+# The ids of the turns before an event, written by the enrichment pass with its context.
+CONTEXT_OF = "context_of"
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
-
-_Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
-
-
-@dataclass(frozen=True)
-class Searches:
-    """One `msearch`: its bodies, each sent to the alias or (`indices`) to one index of it."""
-
-    bodies: list[Body]
-    indices: list[str | None] | None = None
 
 
 class MemorySearcher:
@@ -79,6 +86,7 @@ class MemorySearcher:
         embedder: Embedder | None = None,
         search_timeout: float | None = None,
         dense_weight: float | None = None,
+        recipe: Recipe = DEFAULT_RECIPE,
     ) -> None:
         self._client = client
         self._alias = alias
@@ -91,6 +99,7 @@ class MemorySearcher:
             if dense_weight is None
             else dense_weight
         )
+        self.recipe = recipe
 
     @property
     def default_mode(self) -> SearchMode:
@@ -135,21 +144,61 @@ class MemorySearcher:
         limit, context = request.limit, request.context
         requested = self.default_mode if request.mode is None else request.mode
         used: SearchMode = requested if vector is not None else "keyword"
+        # The ranking steps were measured in hybrid mode, and apply there alone.
+        recipe = self.recipe if used == "hybrid" else Recipe()
         filters = event_filters(self._user_id, since=start, until=end, types=kinds)
         depth = RANK_WINDOW if used == "hybrid" else limit
+        words, stemmed = content_terms(text), stems(text)
         bodies: list[Body] = []
         if used != "semantic":
-            words, stemmed = content_terms(text), stems(text)
             bodies.append(keyword_body(filters, words, stemmed=stemmed, size=depth))
-        if vector is not None and self._embedder is not None:
-            field = vector_field(self._embedder.model_id)
-            bodies.append(knn_body(filters, vector, field=field, size=depth))
-        rankings = yield Searches(bodies)
+        model = self._embedder.model_id if self._embedder is not None else None
+        vector_models: list[str] = []
+        if vector is not None and model is not None:
+            if not recipe.context_only:
+                vector_models.append(model)
+            if recipe.context_model is not None:
+                vector_models.append(recipe.context_model)
+            extra = [CONTEXT_OF] if recipe.vector_context else []
+            for vectors_of in vector_models:
+                field = vector_field(vectors_of)
+                bodies.append(knn_body(filters, vector, field=field, size=depth, extra=extra))
+            bodies += coverage_bodies(filters, model)
+        answers = yield Searches(bodies)
+        rankings = [transport.hits(answer) for answer in answers]
         keyword = rankings[0] if used != "semantic" else []
-        nearest = rankings[-1] if used != "keyword" else []
-        by_key = {_key(hit): hit for ranking in rankings for hit in ranking}
+        lists = rankings[int(used != "semantic") :][: len(vector_models)]
+        if vector is not None and model is not None:
+            notice = _coverage_notice(model, used, *answers[-2:])
+        if keyword and recipe.expansion_terms:
+            keyword = yield from expanded(keyword, filters, words, stemmed, depth, recipe)
+        nearest = combined(*(scored(ranking) for ranking in lists)) if lists else []
+        if recipe.vector_context and nearest:
+            before = {key_of(hit): _listed(hit, CONTEXT_OF) for ranking in lists for hit in ranking}
+            nearest = with_context(
+                nearest, before, lambda key: key[1], weight=recipe.vector_context
+            )
         weight = self.dense_weight
-        fused = fuse(_scored(keyword), _scored(nearest), dense_weight=weight)[:limit]
+        fused = fuse(scored(keyword), nearest, dense_weight=weight)
+        if recipe.second_round and vector is not None and model is not None:
+            seeds = [f.key for f in fused[: recipe.second_round]]
+            second = yield from second_round(
+                vector, seeds, filters, model, depth, weight=recipe.second_weight
+            )
+            lists.append(second)
+            nearest = combined(nearest, scored(second))
+            fused = fuse(scored(keyword), nearest, dense_weight=weight)
+        by_key = {key_of(hit): hit for ranking in (keyword, *lists) for hit in ranking}
+        sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
+        if recipe.session_model is not None and vector is not None:
+            wanted = sorted(set(sessions.values()))
+            prior = yield from session_prior(vector, wanted, filters, recipe.session_model)
+            share = recipe.session_vector_weight
+            fused = with_session_prior(fused, sessions, prior, weight=share)
+        if recipe.session_weight:
+            top, share = recipe.session_top, recipe.session_weight
+            fused = with_sessions(fused, sessions, weight=share, top=top)
+        fused = fused[:limit]
         events = [_item(by_key[f.key]) for f in fused]
         around = yield from self._neighbours(events, [f.key[0] for f in fused], context)
         hits = [
@@ -175,13 +224,15 @@ class MemorySearcher:
             vector = query_vector(self._embedder, text)
         except EmbeddingError as err:
             return None, f"The embedder failed ({err.message}); the search ran on keywords only."
+        except ConfigurationError as err:  # a local model not installed, say
+            return None, f"{err} The search ran on keywords only."
         if vector is None:
             return None, "The query has no words to embed; the search ran on keywords only."
         return [float(x) for x in vector], None
 
     def _neighbours(
         self, events: list[RecallItem], homes: list[str], context: int
-    ) -> Generator[Searches, list[list[Body]], list[tuple[list[RecallItem], list[RecallItem]]]]:
+    ) -> Generator[Searches, list[Body], list[tuple[list[RecallItem], list[RecallItem]]]]:
         """Each event's neighbours, looked for in `homes` (its index) first when that
         is a partition of the alias; anywhere in the alias when that finds too few."""
         if context == 0 or not events:
@@ -193,20 +244,21 @@ class MemorySearcher:
             # An index of another layout (the single-index one) is not a span of time.
             own = home if parse_partition(self._alias, home) is not None else None
             looks += [(body, own) for body in bodies]
-        found = yield Searches([body for body, _ in looks], [own for _, own in looks])
+        answers = yield Searches([body for body, _ in looks], [own for _, own in looks])
+        found = [transport.hits(answer) for answer in answers]
         short = [
             i for i, hits in enumerate(found) if len(hits) < context and looks[i][1] is not None
         ]
         if short:
             wider = yield Searches([looks[i][0] for i in short])
-            for i, hits in zip(short, wider, strict=True):
-                found[i] = hits
+            for i, answer in zip(short, wider, strict=True):
+                found[i] = transport.hits(answer)
         items = [[_item(hit) for hit in hits] for hits in found]
         # The ones before come nearest first; a reader wants them in order.
         return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
 
-    def _msearch(self, searches: "Searches") -> list[list[Body]]:
-        """Each search's hits, in one round trip."""
+    def _msearch(self, searches: "Searches") -> list[Body]:
+        """Each search's answer, in one round trip."""
         answers = transport.msearch(
             self._client,
             alias=self._alias,
@@ -215,13 +267,13 @@ class MemorySearcher:
             routing=self._user_id,
             timeout=self._search_timeout,
         )
-        return [transport.hits(answer) for answer in answers]
+        return answers
 
 
-_Plan = Generator[Searches, list[list[Body]], MemorySearchResult]
+_Plan = Generator[Searches, list[Body], MemorySearchResult]
 
 
-def _drive(plan: _Plan, msearch: Callable[[Searches], list[list[Body]]]) -> MemorySearchResult:
+def _drive(plan: _Plan, msearch: Callable[[Searches], list[Body]]) -> MemorySearchResult:
     """Run `plan`, answering each of its `msearch`es with `msearch`."""
     try:
         searches = next(plan)
@@ -258,10 +310,10 @@ class AsyncMemorySearcher(MemorySearcher):
             result: MemorySearchResult = done.value
             return result
 
-    def _msearch(self, searches: Searches) -> list[list[Body]]:
+    def _msearch(self, searches: Searches) -> list[Body]:
         raise TypeError("AsyncMemorySearcher has no sync client: await its search")
 
-    async def _amsearch(self, searches: Searches) -> list[list[Body]]:
+    async def _amsearch(self, searches: Searches) -> list[Body]:
         answers = await transport.amsearch(
             self._async_client,
             alias=self._alias,
@@ -270,15 +322,42 @@ class AsyncMemorySearcher(MemorySearcher):
             routing=self._user_id,
             timeout=self._search_timeout,
         )
-        return [transport.hits(answer) for answer in answers]
+        return answers
 
 
-def _scored(hits: list[dict[str, Any]]) -> list[tuple[tuple[str, str], float]]:
-    return [(_key(hit), float(hit.get("_score") or 0.0)) for hit in hits]
+def _coverage_notice(model: str, mode: str, searched: Body, lacking: Body) -> str | None:
+    """What the search could not see: the share of the events searched that lack the
+    model's vectors (stored before it, or not enriched yet). Hybrid mode finds those by
+    their words alone, semantic mode not at all; None when every event has them."""
+    total, missing = _total(searched), _total(lacking)
+    if not missing:
+        return None
+    todo = "the enrichment pass adds them (`session-recall embed`)"
+    if mode == "semantic":
+        found = "semantic mode cannot find them, hybrid mode finds them by their words"
+    else:
+        found = "those are found by their words alone"
+    if missing >= total:
+        if mode == "semantic":
+            return f"No event searched has {model}'s vectors yet: {found}; {todo}."
+        return (
+            f"No event searched has {model}'s vectors yet, so the hits come from keywords "
+            f"alone; {todo}."
+        )
+    share = f"{missing / total:.0%}" if missing * 100 >= total else "under 1%"
+    return (
+        f"{share} of the events searched ({missing:,} of {total:,}) lack {model}'s vectors "
+        f"yet: {found}; {todo}."
+    )
 
 
-def _key(hit: Body) -> _Key:
-    return (str(hit["_index"]), str(hit["_id"]))
+def _listed(hit: Body, field: str) -> list[str]:
+    value = hit.get("_source", {}).get(field) or []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _total(answer: Body) -> int:
+    return int(answer.get("hits", {}).get("total", {}).get("value", 0))
 
 
 def _item(hit: Body) -> RecallItem:

@@ -15,6 +15,7 @@ from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.cross_session import CrossSessionSearcher
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
 from session_recall.recall.partition_map import PartitionMap
@@ -76,9 +77,12 @@ class Searchers:
             **self._shared(page_size),
         )
 
-    def memory(self, *, user_id: str, dense_weight: float | None = None) -> MemorySearcher:
+    def memory(
+        self, *, user_id: str, dense_weight: float | None = None, recipe: Recipe | None = None
+    ) -> MemorySearcher:
         """`dense_weight`: the vector list's weight in hybrid mode, when not the
-        embedder model's own (see `fusion`)."""
+        embedder model's own (see `fusion`); `recipe`: the ranking steps, when not the
+        default ones (see `memory_recipe`)."""
         return MemorySearcher(
             self.client,
             user_id=user_id,
@@ -86,6 +90,7 @@ class Searchers:
             embedder=self.embedder,
             search_timeout=self.search_timeout,
             dense_weight=dense_weight,
+            recipe=DEFAULT_RECIPE if recipe is None else recipe,
         )
 
     def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:

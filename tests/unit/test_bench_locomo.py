@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bench import locomo
-from bench.memory_eval import main
+from bench.memory_eval import main, variant
 
 FIXTURE = Path(__file__).parent.parent / "support" / "data" / "locomo"
 
@@ -63,3 +63,22 @@ def test_the_locomo_section_of_the_report_is_its_own_and_kept_by_the_other_modes
         assert "LoCoMo" not in (other.kept_section(document) or "")
     rewritten = memory_eval.replace_section("# Benchmarks\n", locomo_section)
     assert memory_eval.kept_section(rewritten) == locomo_section
+
+
+def test_each_variant_names_its_ranking_steps_and_a_wrong_one_is_refused(capsys):
+    recipe, weight = variant("session:0.4:2+prf:6:4:0.2+w=0.45", None)
+    assert (recipe.session_weight, recipe.session_top) == (0.4, 2)
+    assert (recipe.expansion_terms, recipe.expansion_docs, recipe.expansion_weight) == (6, 4, 0.2)
+    assert weight == 0.45 and recipe.context_model is None
+    defaults, _ = variant("session+prf", None)
+    assert (defaults.session_weight, defaults.session_top, defaults.expansion_terms) == (0.3, 3, 10)
+    assert variant("near:0.4", None)[0].vector_context == 0.4
+    assert variant("svec:0.2", None, "e5+session")[0].session_model == "e5+session"
+    context, _ = variant("ctx-only", "e5+ctx3")
+    assert context.context_model == "e5+ctx3" and context.context_only
+    for wrong in ("ctx", "svec", "reranker", "session:a"):
+        with pytest.raises(ValueError):
+            variant(wrong, None)
+    with pytest.raises(SystemExit):
+        main(["--locomo", str(FIXTURE), "--conversations", "7", "--variants", "ctx"])
+    assert "needs --context-vectors" in capsys.readouterr().err

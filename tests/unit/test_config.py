@@ -80,13 +80,20 @@ def test_the_version_is_pinned_once_and_compose_reads_it():
     assert elasticsearch_version() not in compose
 
 
-def test_the_embedder_is_static_by_default_and_its_api_key_stays_hidden():
+def test_the_embedder_is_e5_small_by_default_and_its_api_key_stays_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+):
     from session_recall.embedders import embedder_for
-    from session_recall.embeddings import EndpointEmbedder, StaticEmbedder
+    from session_recall.embeddings import EndpointEmbedder, StaticEmbedder, TransformerEmbedder
 
+    monkeypatch.delenv("SESSION_RECALL_EMBEDDER")  # the suite pins the static model
     default = embedder_for(Settings())
-    assert isinstance(default, StaticEmbedder) and default.dims == 64
-    larger = embedder_for(Settings(SESSION_RECALL_EMBEDDINGS_DIMS=256))
+    assert isinstance(default, TransformerEmbedder) and default.model_id == "e5-small-onnx-v1"
+    static = embedder_for(Settings(SESSION_RECALL_EMBEDDER="static"))
+    assert isinstance(static, StaticEmbedder) and static.dims == 64
+    larger = embedder_for(
+        Settings(SESSION_RECALL_EMBEDDER="static", SESSION_RECALL_EMBEDDINGS_DIMS=256)
+    )
     assert larger is not None and larger.model_id == "wordllama-l2-supercat-256-v1"
     assert embedder_for(Settings(SESSION_RECALL_EMBEDDER="none")) is None
     settings = Settings(
@@ -121,10 +128,11 @@ def test_variables_named_like_a_field_set_nothing(monkeypatch: pytest.MonkeyPatc
     for name in ("HOME", "USERNAME", "PASSWORD", "INDEX", "EMBEDDER", "MODELS"):
         monkeypatch.setenv(name, "/elsewhere" if name == "HOME" else "alice")
     monkeypatch.delenv("SESSION_RECALL_HOME", raising=False)
+    monkeypatch.delenv("SESSION_RECALL_EMBEDDER")
     settings = Settings()
     assert settings.home.parts[-2:] == (".cache", "session-recall")
     assert settings.username is None and settings.password is None
-    assert settings.index != "alice" and settings.embedder == "static"
+    assert settings.index != "alice" and settings.embedder == "e5-small"
     assert settings.models_folder == settings.home / "models"
     # Code still passes fields by name.
     assert Settings(index="by-name").index == "by-name"

@@ -56,3 +56,21 @@ def test_the_setting_picks_the_local_model_from_the_models_folder(tmp_path: Path
     assert embedder.model_id == MODELS["e5-small"].model_id and embedder.dims == 384
     home = Settings(SESSION_RECALL_HOME=tmp_path)
     assert home.models_folder == tmp_path / "models"
+
+
+def test_the_docker_image_carries_the_default_encoders_pinned_weights():
+    """The image runs offline: its build fetches the default model's artifact, at the
+    version pinned here, and installs it through the digest check."""
+    default = MODELS[Settings.model_fields["embedder"].default]
+    dockerfile = (Path(__file__).parents[2] / "Dockerfile").read_text()
+    _group, artifact, version = default.coordinate.split(":")
+    assert f"-Dartifact={default.coordinate}" in dockerfile
+    assert f"models fetch {default.name} --jar /tmp/weights/{artifact}-{version}.jar" in dockerfile
+    assert "'.[local]'" in dockerfile  # onnxruntime
+
+
+def test_bge_small_pools_its_first_token_and_asks_with_its_instruction():
+    bge = MODELS["bge-small"]
+    assert bge.pooling == "cls" and bge.passage_prefix == ""
+    assert bge.query_prefix.startswith("Represent this sentence")
+    assert {MODELS[name].pooling for name in ("e5-small", "minilm")} == {"mean"}
