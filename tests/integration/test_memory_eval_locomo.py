@@ -91,7 +91,7 @@ def test_the_report_mode_writes_the_locomo_section_from_its_own_runs(
 def _dropped(es: Elasticsearch, log: str, runs: int) -> None:
     """Every alias the harness logged it stored into is gone (others' runs on the shared
     node may hold aliases of the same prefix meanwhile)."""
-    aliases = re.findall(r" in (bench-locomo-[0-9a-f]{8})\b", log)
+    aliases = re.findall(r" in (bench-locomo-r[0-9a-f]{8})\b", log)
     assert len(aliases) == runs, log
     for alias in aliases:
         assert not es.indices.exists_alias(name=alias), f"{alias} left behind"
