@@ -151,15 +151,30 @@ def evaluate(
         client, settings, conversations, keep=keep, context_vectors=context_vectors,
         session_vectors=session_vectors, log=log,
     ) as store:  # fmt: skip
-        results = {mode: score(store.searchers, conversations, mode) for mode in modes}
-        for name in variants:
-            recipe, weight = variant(name, store.context_model, store.session_model)
-            results[f"hybrid {name}"] = score(
-                store.searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
-            )
-        if weights:
-            results.update(leave_one_out(store.searchers, conversations, weights, log))
-        return results
+        return ask(store, conversations, modes, weights=weights, variants=variants, log=log)
+
+
+def ask(
+    store: Loaded,
+    conversations: list[locomo.Conversation],
+    modes: Sequence[str],
+    *,
+    weights: Sequence[float] = (),
+    variants: Sequence[str] = (),
+    log: Any = print,
+) -> dict[str, Any]:
+    """Every question asked of a stored run in each mode, then in hybrid mode with each
+    variant (keyed `hybrid NAME`) and at each weight (`hybrid w=W`, and the weight left
+    one out)."""
+    results = {mode: score(store.searchers, conversations, mode) for mode in modes}
+    for name in variants:
+        recipe, weight = variant(name, store.context_model, store.session_model)
+        results[f"hybrid {name}"] = score(
+            store.searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
+        )
+    if weights:
+        results.update(leave_one_out(store.searchers, conversations, weights, log))
+    return results
 
 
 def alias_for(token: str) -> str:
