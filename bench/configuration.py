@@ -9,13 +9,18 @@ no enrichment), on the native core and on the Python path.
 Each sets its environment in full (SESSION_RECALL_EMBEDDER, SESSION_RECALL_NATIVE), so
 that nothing of the shell that runs the benchmark leaks into a figure; asked for and
 absent, the native core stops the run (`NativeCoreMissing`) rather than let the Python
-path pass for it.
+path pass for it. The commands run with a home folder of the benchmark's own, so each
+is pointed at the local encoders' weights where this process finds them
+(SESSION_RECALL_MODELS): under another home, `ingest` would find none and store without
+vectors, and the default's figures would be those of no embedder. `check` stops a run
+whose encoder is not installed, before anything is timed.
 """
 
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from session_recall.config import Settings
+from session_recall.embeddings.local_models import MODELS, installed
 from session_recall.indexer import native
 
 
@@ -36,7 +41,14 @@ class Configuration:
         return {
             "SESSION_RECALL_EMBEDDER": self.embedder,
             "SESSION_RECALL_NATIVE": "1" if self.native else "0",
+            "SESSION_RECALL_MODELS": str(Settings().models_folder),
         }
+
+    def check(self) -> None:
+        """Raises `ConfigurationError` naming the fetch command when the embedder is a
+        local encoder whose weights are not where `env` points the commands."""
+        if self.embedder in MODELS:
+            installed(self.embedder, Settings().models_folder)
 
     @property
     def label(self) -> str:
@@ -52,6 +64,11 @@ class Configuration:
 
 def default() -> Configuration:
     return Configuration("default", default_embedder(), enrich=True, native=native.installed())
+
+
+def static_model(*, native_core: bool) -> Configuration:
+    """A default install with the static model configured: the fast offline choice."""
+    return Configuration("static", "static", enrich=True, native=native_core)
 
 
 def storing_only(*, native_core: bool) -> Configuration:

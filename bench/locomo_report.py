@@ -1,18 +1,22 @@
 """The "memory_search on LoCoMo" section of BENCHMARKS.md, written whole by one command:
 
     python -m bench.memory_eval --locomo PATH/locomo10.zip --report BENCHMARKS.md \\
-        --embedders static,e5-small,minilm
+        --embedders static,minilm,bge-small
 
 Every row comes from a run of this plan, each labelled with what it varied (the
 embedder, the keyword list's field weights as `--boosts` takes them, the context reach
-as `--context-reach` takes it, the vector list's weight):
+as `--context-reach` takes it, the vector list's weight, the ranking steps as
+`--variants` takes them):
 
 - the default: the default embedder, its keyword list and context reach; each mode, and
   hybrid at each weight of `WEIGHTS[embedder]` and at the weight chosen leaving each
   conversation out;
 - the keyword list, one change at a time: some fields left out, or another reach
   (each reach is a store and an enrichment of its own, the context being written then);
-- each other embedder named: semantic and hybrid at its own weight, and left out in turn.
+- each other embedder named: semantic and hybrid at its own weight, left out in turn,
+  and the ranking variants of `locomo_experiments.OTHER_VARIANTS`;
+- the ranking experiments of `locomo_experiments.RUNS` whose embedder is the default or
+  named, each a run of its own, and the table of everything tried drawn from them all.
 """
 
 import os
@@ -20,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import locomo, machine, memory_eval
+from bench import locomo, locomo_experiments, machine, memory_eval
 from bench.configuration import default_embedder
 from session_recall.config import Settings
 from session_recall.recall.fusion import dense_weight_for
@@ -30,6 +34,7 @@ WEIGHTS = {
     "static": (0.1, 0.2, 0.3, 0.4),
     "e5-small": (0.3, 0.4, 0.5, 0.6),
     "minilm": (0.3, 0.4, 0.5, 0.6),
+    "bge-small": (0.3, 0.4, 0.5, 0.6),
 }
 _DEFAULT_WEIGHTS = (0.2, 0.3, 0.4, 0.5)
 _SCORES = ("recall_at_5", "recall_at_10", "hit_at_10", "session_hit_at_1", "session_hit_at_5")
@@ -58,8 +63,8 @@ VARIANTS = (
     Variant("the stems alone", {"text": 0, "stems": 1, "context": 0}),
     Variant("text and context of one turn, alike", {"text": 1, "stems": 0, "context": 1}, 1),
     Variant("the default's weights, context of one turn", reach=1),
+    Variant("the default's weights, context of two turns", reach=2),
     Variant("the default: text, stems and context"),
-    Variant("the default's weights, context of three turns", reach=3),
     Variant("the default's weights, context of five turns", reach=5),
 )
 
@@ -73,31 +78,36 @@ def run(
 ) -> dict[str, Any]:
     """Every run of the plan, as plain values for `section`."""
     default = default_embedder()
+    default_reach = memory_eval.reach_module().CONTEXT_REACH
     found: dict[str, Any] = {
         "machine": machine.describe(client),
         "conversations": [c.id for c in conversations],
         "turns": sum(len(c.events) for c in conversations),
         "questions": sum(len(c.questions) for c in conversations),
         "default_embedder": default,
-        "default_reach": memory_eval.reach_module().CONTEXT_REACH,
+        "default_reach": default_reach,
         "embedders": {},
         "variants": [],
     }
     by_reach: dict[int | None, list[Variant]] = {}
-    for variant in VARIANTS:
-        by_reach.setdefault(variant.reach, []).append(variant)
+    for variant in VARIANTS:  # the default's reach is its store's
+        reach = None if variant.reach == default_reach else variant.reach
+        by_reach.setdefault(reach, []).append(variant)
     for name in [default, *(e for e in embedders if e != default)]:
         log(f"LoCoMo with the embedder {name}")
         with (
             memory_eval.context_reach(None),
             memory_eval.loaded(client, _with(settings, name), conversations, log=log) as store,
         ):
-            modes = ("keyword", "semantic", "hybrid") if name == default else ("semantic", "hybrid")
-            results = {
-                mode: memory_eval.score(store.searchers, conversations, mode) for mode in modes
-            }
-            weights = WEIGHTS.get(name, _DEFAULT_WEIGHTS)
-            results.update(memory_eval.leave_one_out(store.searchers, conversations, weights, log))
+            ours = name == default
+            results = memory_eval.ask(
+                store,
+                conversations,
+                ("keyword", "semantic", "hybrid") if ours else ("semantic", "hybrid"),
+                weights=WEIGHTS.get(name, _DEFAULT_WEIGHTS),
+                variants=() if ours else _other_variants(name),
+                log=log,
+            )
             found["embedders"][name] = {
                 "model": store.model,
                 "weight": dense_weight_for(store.model),
@@ -115,8 +125,16 @@ def run(
         ):
             found["variants"] += [_variant(store, v, conversations) for v in variants]
     found["variants"].sort(key=lambda entry: VARIANTS.index(entry["variant"]))
+    asked_for = {default, *embedders}.__contains__
+    found["runs"] = locomo_experiments.run(client, settings, conversations, asked_for, log)
     found["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     return found
+
+
+def _other_variants(embedder: str) -> tuple[str, ...]:
+    return locomo_experiments.OTHER_VARIANTS.get(
+        embedder, locomo_experiments.OTHER_VARIANTS_DEFAULT
+    )
 
 
 def _with(settings: Settings, embedder: str) -> Settings:
@@ -191,7 +209,7 @@ def section(found: dict[str, Any], command: str) -> str:
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for name, entry in others.items():
-            lines += [f"| `{name}` {row[1:]}" for row in _table(_rows(entry))[2:]]
+            lines += [f"| `{name}` |{row[1:]}" for row in _table(_rows(entry))[2:]]
         keyword = ours["results"]["keyword"]
         lines += [
             "",
@@ -206,8 +224,12 @@ def section(found: dict[str, Any], command: str) -> str:
             for name, entry in found["embedders"].items()
         )
         + " (one pass each).",
-        memory_eval.END,
+        "",
     ]
+    stores = {name: entry["results"] for name, entry in others.items()}
+    stores["default"] = ours["results"]
+    lines += locomo_experiments.section(stores, found["runs"], found["conversations"])
+    lines.append(memory_eval.END)
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,8 @@
     export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
     python -m bench.memory_eval --locomo PATH/locomo10.zip                # the dev split
     python -m bench.memory_eval --locomo PATH --conversations 26,30 --modes keyword
+    python -m bench.memory_eval --locomo PATH --modes keyword --context-reach 1 --boosts text=1
+    python -m bench.memory_eval --locomo PATH --report BENCHMARKS.md --embedders static,minilm
 
 Each conversation is stored as one user, through the writer and the configured
 embedder (`SESSION_RECALL_EMBEDDER`, e5-small by default), into an alias of
@@ -36,6 +38,11 @@ e.g. `--variants base,session,prf,session+prf`: every row from one stored alias.
 `--context-vectors REACH`, each turn's vector with the REACH turns before it is stored
 beside its own (`bench.locomo_context`) after the enrichment pass.
 
+`--boosts` and `--context-reach` vary the keyword list: its fields' weights, and how
+many turns before an event its context holds (set for the enrichment pass this process
+runs). `--report` runs the whole plan of `bench/locomo_report.py` and writes the
+"memory_search on LoCoMo" section of the report from it: no row of it is typed in.
+
 The conversations of `locomo.HELD_OUT` are refused unless `--held-out` is given: they
 are checked on, never run or tuned on.
 """
@@ -45,8 +52,9 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +63,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
+from session_recall.indexer import context as _context
 from session_recall.recall import Searchers, memory_query
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.templates import install, uninstall
@@ -68,6 +77,37 @@ LIMIT = 10  # memory_search's default: what an agent's tool call gets
 _KEY = b"bench-memory-eval-cursor-key-32b"
 
 
+def reach_module() -> Any:
+    """The module whose `CONTEXT_REACH` the enrichment pass reads at each use (the
+    context rule's), so that setting it there reaches the passes run afterwards."""
+    return _context
+
+
+@contextmanager
+def context_reach(reach: int | None) -> Iterator[int]:
+    """The context reach of the enrichment passes run meanwhile in this process (None:
+    the release's own); yields the reach in force."""
+    module = reach_module()
+    before = int(module.CONTEXT_REACH)
+    module.CONTEXT_REACH = before if reach is None else reach
+    try:
+        yield int(module.CONTEXT_REACH)
+    finally:
+        module.CONTEXT_REACH = before
+
+
+@contextmanager
+def keyword_boosts(boosts: dict[str, float]) -> Iterator[None]:
+    """memory_search's keyword list with these field weights, meanwhile."""
+    before = dict(memory_query.KEYWORD_BOOSTS)
+    memory_query.KEYWORD_BOOSTS.update(boosts)
+    try:
+        yield
+    finally:
+        memory_query.KEYWORD_BOOSTS.clear()
+        memory_query.KEYWORD_BOOSTS.update(before)
+
+
 def kept_section(document: str) -> str | None:
     """This harness's section of an existing report, if any."""
     return sections.kept(document, start=START, end=END)
@@ -75,6 +115,20 @@ def kept_section(document: str) -> str | None:
 
 def replace_section(document: str, text: str) -> str:
     return sections.replace(document, text, start=START, end=END)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The conversations stored in an alias and enriched: its searchers, the enrichment
+    pass's rate, and the model ids of the experiments' vectors stored beside (None:
+    not stored)."""
+
+    searchers: Searchers
+    model: str
+    enrichment_events_per_s: float
+    context_model: str | None = None
+    context_turns_per_s: float | None = None
+    session_model: str | None = None
 
 
 def evaluate(
@@ -86,13 +140,65 @@ def evaluate(
     keep: bool = False,
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
-    context_reach: int = 0,
+    context_vectors: int = 0,
     session_vectors: bool = False,
     log: Any = print,
 ) -> dict[str, Any]:
-    """Store the conversations in a fresh alias, ask every question in every mode, and
-    return the mean scores per mode (overall and per category) with p50 latency."""
-    alias = f"bench-locomo-{uuid.uuid4().hex[:8]}"
+    """Store the conversations in a fresh alias, ask every question in every mode and
+    each variant, and return the mean scores per mode (overall and per category) with
+    p50 latency."""
+    with loaded(
+        client, settings, conversations, keep=keep, context_vectors=context_vectors,
+        session_vectors=session_vectors, log=log,
+    ) as store:  # fmt: skip
+        return ask(store, conversations, modes, weights=weights, variants=variants, log=log)
+
+
+def ask(
+    store: Loaded,
+    conversations: list[locomo.Conversation],
+    modes: Sequence[str],
+    *,
+    weights: Sequence[float] = (),
+    variants: Sequence[str] = (),
+    log: Any = print,
+) -> dict[str, Any]:
+    """Every question asked of a stored run in each mode, then in hybrid mode with each
+    variant (keyed `hybrid NAME`) and at each weight (`hybrid w=W`, and the weight left
+    one out)."""
+    results = {mode: score(store.searchers, conversations, mode) for mode in modes}
+    for name in variants:
+        recipe, weight = variant(name, store.context_model, store.session_model)
+        results[f"hybrid {name}"] = score(
+            store.searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
+        )
+    if weights:
+        results.update(leave_one_out(store.searchers, conversations, weights, log))
+    return results
+
+
+def alias_for(token: str) -> str:
+    """The alias of one run: `r` before the random token, as `setup` refuses a dash
+    before a digit (the indices of `bench-locomo` would be named so)."""
+    return f"bench-locomo-r{token}"
+
+
+@contextmanager
+def loaded(
+    client: Any,
+    settings: Settings,
+    conversations: list[locomo.Conversation],
+    *,
+    keep: bool = False,
+    context_vectors: int = 0,
+    session_vectors: bool = False,
+    log: Any = print,
+) -> Iterator[Loaded]:
+    """The conversations stored through the writer in a fresh alias and enriched with
+    the configured embedder, with each turn's context vector (`context_vectors`: its
+    reach; 0: none) and each session's vector beside, when asked for; the alias is
+    dropped afterwards unless `keep`."""
+    alias = alias_for(uuid.uuid4().hex[:8])
     embedder = embedder_for(settings)
     install(client, alias)
     try:
@@ -113,28 +219,20 @@ def evaluate(
         log(f"stored {len(events)} turns of {len(conversations)} conversation(s) in {alias}")
         model = embedder.model_id if embedder is not None else "no embedder"
         log(f"enrichment pass ({model}): {len(events) / seconds:,.0f} events/s ({seconds:.1f} s)")
-        context = None
-        if context_reach and embedder is not None:
-            users = [c.user_id for c in conversations]
+        users = [c.user_id for c in conversations]
+        context, rate, session_model = None, None, None
+        if context_vectors and embedder is not None:
             context, rate = locomo_context.store(
-                client, alias, embedder, users, reach=context_reach
+                client, alias, embedder, users, reach=context_vectors
             )
             log(f"context vectors ({context}): embedded at {rate:,.0f} turns/s")
-        session_model = None
         if session_vectors and embedder is not None:
-            users = [c.user_id for c in conversations]
             session_model = locomo_context.store_sessions(client, alias, embedder, users)
             log(f"session vectors ({session_model}): the mean of each session's turns")
-        searchers = Searchers(client, alias, _KEY, embedder=embedder)
-        results = {mode: _mode(searchers, conversations, mode) for mode in modes}
-        for name in variants:
-            recipe, weight = variant(name, context, session_model)
-            results[f"hybrid {name}"] = _mode(
-                searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
-            )
-        if weights:
-            results.update(_leave_one_out(searchers, conversations, weights, log))
-        return results
+        yield Loaded(
+            Searchers(client, alias, _KEY, embedder=embedder), model, len(events) / seconds,
+            context_model=context, context_turns_per_s=rate, session_model=session_model,
+        )  # fmt: skip
     finally:
         if not keep:
             uninstall(client, alias)
@@ -178,11 +276,13 @@ def variant(
                 raise ValueError(f"{step!r} needs --context-vectors REACH")
             recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
         else:
-            raise ValueError(f"{part!r} is not a step (session, prf, hop, ctx, ctx-only, w=, base)")
+            raise ValueError(
+                f"{part!r} is not a step (session, prf, hop, near, svec, ctx, ctx-only, w=, base)"
+            )
     return recipe, weight
 
 
-def _leave_one_out(
+def leave_one_out(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     weights: Sequence[float],
@@ -191,7 +291,7 @@ def _leave_one_out(
     """Hybrid at each weight, then each conversation scored at the weight chosen on
     the others (best mean turn recall@10)."""
     per_weight = {
-        w: {c.id: _mode(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
+        w: {c.id: score(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
         for w in weights
     }
     results: dict[str, Any] = {}
@@ -219,13 +319,13 @@ def _recall_without(by_conversation: dict[int, dict[str, Any]], held_id: int) ->
 
 
 def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several `_mode` results as one, each question counting once."""
+    """Several `score` results as one, each question counting once."""
     rows = [row for part in parts for row in part["rows"]]
     took = [t for part in parts for t in part["took"]]
     return _summary(rows, took)
 
 
-def _mode(
+def score(
     searchers: Searchers,
     conversations: list[locomo.Conversation],
     mode: str,
@@ -233,6 +333,9 @@ def _mode(
     dense_weight: float | None = None,
     recipe: Recipe | None = None,
 ) -> dict[str, Any]:
+    """Every question of `conversations` asked in `mode` (hybrid: with `recipe` and the
+    vector list at `dense_weight`, each None for memory_search's own): the mean scores,
+    overall and per category, and the p50 latency."""
     rows: list[tuple[int, locomo.Scores]] = []
     took: list[float] = []
     for conversation in conversations:
@@ -300,6 +403,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "per conversation leaving it out.",
     )
     parser.add_argument(
+        "--context-reach",
+        type=int,
+        metavar="N",
+        help="How many turns before an event the enrichment puts into its context "
+        "(default: the release's own).",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="BENCHMARKS.md",
+        help="Run the whole plan of bench/locomo_report.py (the default, the keyword "
+        "list's changes, --embedders, the ranking experiments) and write its section of "
+        "this report; the plan sets the modes, weights, boosts, reach and variants itself.",
+    )
+    parser.add_argument(
+        "--embedders",
+        default="",
+        help="--report: other embedders to run besides the default, comma-separated "
+        "(e.g. static,minilm,bge-small, each fetched with `session-recall models fetch` "
+        "first).",
+    )
+    parser.add_argument(
         "--boosts",
         default="",
         help="The keyword list's field weights to try, e.g. text=1,stems=1,context=0.5 "
@@ -337,7 +462,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown_fields = sorted(set(boosts) - set(memory_query.KEYWORD_BOOSTS))
     if unknown_fields:
         parser.error(f"--boosts: unknown fields {unknown_fields}")
-    memory_query.KEYWORD_BOOSTS.update(boosts)
     try:
         ids = tuple(int(part) for part in args.conversations.split(",") if part.strip())
     except ValueError:
@@ -368,6 +492,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--variants: {err}")
     if not 0 <= args.context_vectors <= 10:
         parser.error("--context-vectors: REACH is within 0 to 10 turns")
+    if args.context_reach is not None and args.context_reach < 0:
+        parser.error("--context-reach: a number of turns, 0 or more")
+    embedders = [name.strip() for name in args.embedders.split(",") if name.strip()]
+    own = {
+        "--modes": args.modes != parser.get_default("modes"),
+        "--weights": bool(weights),
+        "--boosts": bool(boosts),
+        "--context-reach": args.context_reach is not None,
+        "--variants": bool(variants),
+        "--context-vectors": bool(args.context_vectors),
+        "--session-vectors": args.session_vectors,
+        "--keep": args.keep,
+    }
+    if args.report is not None and any(own.values()):
+        given = ", ".join(flag for flag, set_ in own.items() if set_)
+        parser.error(f"--report runs its own plan: leave out {given}")
+    if embedders and args.report is None:
+        parser.error("--embedders goes with --report; set SESSION_RECALL_EMBEDDER for one run")
     try:
         conversations = locomo.load(args.locomo, ids)
     except (OSError, ValueError) as err:
@@ -379,16 +521,48 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ELASTICSEARCH_URL=$(session-recall node start | tail -n1)"
         )
     client = make_client(settings)
-    results = evaluate(
-        client, settings, conversations, modes, keep=args.keep, weights=weights,
-        variants=variants, context_reach=args.context_vectors,
-        session_vectors=args.session_vectors, log=_to_stderr,
-    )  # fmt: skip
+    if args.report is not None:
+        return _write_report(client, settings, conversations, embedders, args.report, argv)
+    with context_reach(args.context_reach), keyword_boosts(boosts):
+        results = evaluate(
+            client, settings, conversations, modes, keep=args.keep, weights=weights,
+            variants=variants, context_vectors=args.context_vectors,
+            session_vectors=args.session_vectors, log=_to_stderr,
+        )  # fmt: skip
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")
     print(table(results))
     if "keyword" in results and "hybrid" in results:
         print(f"\n{_against_keyword(results['hybrid'], results['keyword'])}")
     return 0
+
+
+def _write_report(
+    client: Any,
+    settings: Settings,
+    conversations: list[locomo.Conversation],
+    embedders: list[str],
+    report: Path,
+    argv: Sequence[str] | None,
+) -> int:
+    """The plan's runs, into the LoCoMo section of `report` (the rest is kept)."""
+    from bench import locomo_report  # imported here: it builds on this module
+
+    found = locomo_report.run(client, settings, conversations, embedders, _to_stderr)
+    command = " ".join(["python -m bench.memory_eval", *_shown(argv or sys.argv[1:])])
+    old = report.read_text(encoding="utf-8") if report.exists() else "# Benchmarks\n"
+    report.write_text(replace_section(old, locomo_report.section(found, command)), "utf-8")
+    _to_stderr(f"wrote the LoCoMo section of {report}")
+    return 0
+
+
+def _shown(argv: Sequence[str]) -> list[str]:
+    """The arguments as the report shows them: where the data and the report are, by
+    their names only."""
+    shown, path_next = [], False
+    for arg in argv:
+        shown.append(f"PATH/{Path(arg).name}" if path_next else arg)
+        path_next = arg in ("--locomo", "--report")
+    return shown
 
 
 def _to_stderr(text: str) -> None:

@@ -43,6 +43,7 @@ from bench.recall_bench import KINDS, OurRecall, Workload, count_matches, run_re
 from bench.reference_recall import FETCH_SIZE
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.partitions import DEFAULT_GRANULARITY, Granularity
 from session_recall.indexer import native
 from session_recall.templates import install, uninstall
@@ -520,6 +521,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no Elasticsearch: pass --es-url or set ELASTICSEARCH_URL")
     if args.quick and args.out_dir is None and args.report is None:
         args.out_dir = OUT / "quick"
+    if not args.scale:  # the other modes run the default install beside the rest
+        try:
+            configuration.default().check()
+        except ConfigurationError as err:
+            parser.exit(1, f"Error: {err}\n")
     config = config_from(args)
     config.work_dir.mkdir(parents=True, exist_ok=True)
     client = make_client(Settings(ELASTICSEARCH_URL=args.es_url), request_timeout=120)

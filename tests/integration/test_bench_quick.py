@@ -125,6 +125,13 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
         # What the pass left (none, unless the node refused its updates) is reported.
         assert size["enrichment"]["left"] is not None, size["enrichment"]
         assert all(size["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
+        static = size["static"]  # the static model, a row labelled beside the default's
+        assert static["ingest"]["configuration"]["embedder"] == "static", static["ingest"]
+        assert all(static["latency"][mode]["p50_ms"] > 0 for mode in ("keyword", "hybrid"))
+    assert (
+        f"| 10k | compacted, {configuration.static_model(native_core=native.installed()).label} | "
+        in text
+    )
     assert not es.indices.get(index="bench-*_sem_*", allow_no_indices=True).body
 
 

@@ -13,15 +13,14 @@ import pytest
 
 from session_recall.config import Settings
 from session_recall.embeddings import TransformerEmbedder
-from session_recall.embeddings.local_models import MODELS, install
+from session_recall.embeddings.local_models import MODELS
 from session_recall.error_policy import EXIT_NOT_READY
 from tests.support.cli import CLI
 from tests.support.elasticsearch import REPO
+from tests.support.models import SHARED_MODELS, shared_models
 
 pytestmark = [pytest.mark.integration, pytest.mark.default_encoder]
 
-# Fetched once for the suite (Maven keeps the artifact too), as the docs' examples do.
-SHARED_MODELS = REPO / ".cache" / "models"
 DEFAULT = Settings.model_fields["embedder"].default
 QUESTION = "which database did we choose?"
 
@@ -86,8 +85,7 @@ def test_setup_that_cannot_fetch_the_weights_names_the_command_that_will(
 
 
 def test_questions_run_on_a_session_of_their_own_and_repeat_from_a_cache():
-    install(DEFAULT, SHARED_MODELS)  # as setup does: once for the suite
-    embedder = TransformerEmbedder(DEFAULT, SHARED_MODELS)
+    embedder = TransformerEmbedder(DEFAULT, shared_models(DEFAULT))  # as setup fetches it
     stored, questions = embedder.sessions()
     assert stored is not questions
     first = embedder.embed_query(QUESTION)

@@ -4,9 +4,12 @@ format (the real data states no licence and is never in the repository)."""
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench import locomo
-from bench.memory_eval import main, variant
+from bench.memory_eval import alias_for, main, variant
+from session_recall.core.index_names import shared_names
 
 FIXTURE = Path(__file__).parent.parent / "support" / "data" / "locomo"
 
@@ -82,3 +85,30 @@ def test_each_variant_names_its_ranking_steps_and_a_wrong_one_is_refused(capsys)
     with pytest.raises(SystemExit):
         main(["--locomo", str(FIXTURE), "--conversations", "7", "--variants", "ctx"])
     assert "needs --context-vectors" in capsys.readouterr().err
+
+
+@given(st.text("0123456789abcdef", min_size=8, max_size=8))
+def test_every_alias_of_a_run_is_one_that_setup_accepts(token: str):
+    assert shared_names(alias_for(token)) is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (
+            ["--report", "B.md", "--variants", "session"],
+            "--report runs its own plan: leave out --variants",
+        ),
+        (["--report", "B.md", "--modes", "keyword", "--keep"], "leave out --modes, --keep"),
+        (["--report", "B.md", "--context-reach", "1"], "leave out --context-reach"),
+        (["--embedders", "minilm"], "--embedders goes with --report"),
+        (["--context-reach", "-1"], "--context-reach: a number of turns, 0 or more"),
+    ],
+)
+def test_flags_that_do_not_go_together_are_a_usage_error(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str]
+):
+    with pytest.raises(SystemExit) as refused:
+        main(["--locomo", str(FIXTURE), "--conversations", "7", *flags])
+    assert refused.value.code == 2
+    assert said in capsys.readouterr().err
