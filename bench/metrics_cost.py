@@ -36,6 +36,7 @@ import httpx
 import orjson
 import psutil
 
+from bench import alias_name
 from bench.soak import Serve, free_port
 from bench.timing import percentile
 from session_recall.client import make_client
@@ -179,7 +180,7 @@ def run(es_url: str, *, events: int, recalls: int, traces: bool = False) -> dict
 
 
 def _run(es_url: str, *, events: int, recalls: int, traces: str | None) -> dict[str, Any]:
-    alias = f"bench-metrics-{uuid.uuid4().hex[:8]}"
+    alias = alias_name("metrics", uuid.uuid4().hex[:8])
     settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias)
     es = make_client(settings)
     install(es, alias)
