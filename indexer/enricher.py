@@ -127,8 +127,9 @@ class Enricher:
     What `/readyz` tells of it: `pending`, the lag (events awaiting enrichment, as last
     counted; None before the first count); `refused`, the texts its embedder refused
     since it started; `embedder_error`, the embedder's last failure (None once it
-    works again); `problem`, why it cannot work at all (the embedder failed to start
-    and has not embedded since, or passes fail), None while it works."""
+    works again); `failing`, why its last pass failed (None once one works); `problem`,
+    why it cannot work at all (the embedder failed to start and has not embedded since),
+    None while it works."""
 
     def __init__(
         self,
@@ -187,7 +188,11 @@ class Enricher:
 
     @property
     def problem(self) -> str | None:
-        return self._pass_error or self._start_error
+        return self._start_error
+
+    @property
+    def failing(self) -> str | None:
+        return self._pass_error
 
     def _passed(self, summary: EnrichmentSummary) -> None:
         self.refused += summary.refused

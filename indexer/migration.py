@@ -225,8 +225,11 @@ def _pages(
 
 
 def _submission(hit: dict[str, Any], summary: MoveSummary) -> Submission | None:
-    source = dict(hit["_source"])
-    kept = {key: source.pop(key) for key in _KEPT if key in source}
+    stored = dict(hit["_source"])
+    kept = {key: stored.pop(key) for key in _KEPT if key in stored}
+    # The event's own fields: what ingestion and enrichment derived from it (its slot,
+    # words, stems, context) is made again for the event's new copy.
+    source = {key: value for key, value in stored.items() if key in Event.model_fields}
     try:
         # Stored already: the text limit of today's ingestion (`parsing`) does not apply.
         event = Event.model_validate(source)

@@ -74,6 +74,7 @@ class WriteHealth:
     # enrichment cannot work at all (not ready), as the enricher last saw them.
     enrichment_refused: int = 0
     embedder_error: str | None = None
+    enrichment_failing: str | None = None
     enrichment_problem: str | None = None
 
 

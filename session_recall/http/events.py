@@ -142,6 +142,7 @@ def events_group(
             enrichment_pending=enricher.pending if enricher else None,
             enrichment_refused=enricher.refused if enricher else 0,
             embedder_error=enricher.embedder_error if enricher else None,
+            enrichment_failing=enricher.failing if enricher else None,
             enrichment_problem=enricher.problem if enricher else None,
         )
     )

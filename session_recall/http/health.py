@@ -4,8 +4,9 @@ Elasticsearch refused to create are listed (`degraded`): events of other periods
 still stored, so the sidecar stays ready. `enrichment_pending` is the enrichment's
 lag: how many stored events await their stems, context and vector (they are found by
 their own words meanwhile); `embedder_refused` counts the texts the model refused (kept
-without a vector), `embedder_error` says why vectors are not being made. An enricher
-that cannot work at all (its embedder failed to start, say) makes it not ready.
+without a vector), `embedder_error` says why vectors are not being made, and
+`enrichment_failing` why the last pass failed (events are stored all the same). An
+enricher that cannot work at all (its embedder failed to start) makes it not ready.
 `/readyz` runs in a lane of its own (`lanes.probes`): busy searches or writes never
 make it late."""
 
@@ -87,6 +88,8 @@ def health_group(services: Services) -> RouteGroup:
             extra["embedder_refused"] = texts
         if errors := [s.embedder_error for s in states if s.embedder_error]:
             extra["embedder_error"] = errors[0]
+        if failing := [s.enrichment_failing for s in states if s.enrichment_failing]:
+            extra["enrichment_failing"] = failing[0]  # events are stored all the same
         return extra
 
     probe = {"responses": {"200": {"description": "OK"}, "503": {"description": "Not ready"}}}

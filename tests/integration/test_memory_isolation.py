@@ -115,9 +115,9 @@ queries = st.one_of(
     limit=st.integers(1, 50),
     recipe=st.sampled_from(RECIPES),
 )
-@example(user="alice", query=PLAIN[0], mode="keyword", context=1, limit=10)
-@example(user="bob", query=PLAIN[1], mode="semantic", context=0, limit=5)
-@example(user="用户", query=PLAIN[2], mode="hybrid", context=2, limit=50)
+@example(user="alice", query=PLAIN[0], mode="keyword", context=1, limit=10, recipe=DEFAULT_RECIPE)
+@example(user="bob", query=PLAIN[1], mode="semantic", context=0, limit=5, recipe=DEFAULT_RECIPE)
+@example(user="用户", query=PLAIN[2], mode="hybrid", context=2, limit=50, recipe=RECIPES[-1])
 def test_memory_search_returns_no_event_of_another_user(
     searchers: Searchers, user: str, query: str, mode: str, context: int, limit: int,
     recipe: Recipe,
