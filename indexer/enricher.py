@@ -20,6 +20,7 @@ from session_recall.indexer.enrichment import (
     DEFAULT_PAGE,
     FOLLOW_RETRY,
     EnrichmentSummary,
+    call,
     enrich,
 )
 from session_recall.indexer.retry import RetryPolicy
@@ -88,9 +89,10 @@ def _follow(
         wake.clear()
         check = time.monotonic() - checked >= _CHECK_MAPPING_S
         try:
+            within = call(share.take, policy=policy, alias=alias, what="take a share of the work")
             summary = enrich(
                 client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
-                on_progress=on_progress, yield_to=wake, within=share.take(), keeps=share.keeps,
+                on_progress=on_progress, yield_to=wake, within=within, keeps=share.keeps,
                 check_mapping=check,
             )  # fmt: skip
             if check:

@@ -250,7 +250,7 @@ def enrich(
     when Elasticsearch fails past the retry bound (what was done stays done).
     """
     policy = policy or RetryPolicy()
-    retrying = functools.partial(_call, policy=policy, alias=alias)
+    retrying = functools.partial(call, policy=policy, alias=alias)
     if check_mapping:
         retrying(lambda: _check_fields(client, alias), what="read the mapping")
         if embedder is not None:
@@ -476,7 +476,7 @@ def _add_vectors(
     return set(embedded.fields)
 
 
-def _call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
+def call(func: Callable[[], T], *, policy: RetryPolicy, alias: str, what: str) -> T:
     """`func()` retried as a write is; a refusal a retry cannot fix (a missing
     privilege, a closed index) is an `IndexerError` naming it, never the client's."""
     try:

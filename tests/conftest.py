@@ -13,6 +13,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.client import check_server, make_client
 from session_recall.config import Settings
+from session_recall.integrations.store import stop_background_enrichment
 from session_recall.templates import install, uninstall
 from tests.support.elasticsearch import DedicatedNodes, Provided, provide_elasticsearch
 
@@ -107,3 +108,12 @@ def dedicated_nodes(request: pytest.FixtureRequest) -> Iterator[DedicatedNodes]:
     nodes = DedicatedNodes(prefix=f"t{uuid.uuid4().hex[:6]}")
     yield nodes
     nodes.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_background_enrichment_outlives_its_test() -> Iterator[None]:
+    """The adapters' stores enrich in the background from their first write; a test
+    that does not close its store leaves that thread, which would keep writing to
+    aliases other tests own (and use the `random` module under Hypothesis's eyes)."""
+    yield
+    stop_background_enrichment()

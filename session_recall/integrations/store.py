@@ -71,8 +71,6 @@ class EventStore:
         # refresh, have the other half (an outage of the embedder stores without vectors).
         self.embedder = embedder_for(settings, within_s=timeout / 2)
         self._writers = threading.local()
-        self._enrichment: _Key | None = None  # this store's share of the process's enricher
-        self._enrichment_lock = threading.Lock()
 
     def _writer(self) -> Writer:
         """The calling worker thread's writer (a writer is not thread-safe): it reads
@@ -105,20 +103,14 @@ class EventStore:
             )
 
     def _enrich_in_background(self) -> None:
-        if not self.settings.enrich or self._enrichment is not None:
-            return
-        with self._enrichment_lock:
-            if self._enrichment is None:
-                self._enrichment = _ENRICHERS.join(self.settings)
+        if self.settings.enrich:
+            _ENRICHERS.join(self)
 
     def close(self) -> None:
         """Leave the background enrichment (the last store of the alias in this process
         stops it, and its leases go to the alias's other enrichers) and close the
         client. The store is not used afterwards."""
-        with self._enrichment_lock:
-            if self._enrichment is not None:
-                _ENRICHERS.leave(self._enrichment)
-                self._enrichment = None
+        _ENRICHERS.leave(self)
         self.client.close()
 
     def forget(self, user_id: str, ids: Collection[str]) -> None:
@@ -288,10 +280,13 @@ class _Enrichers:
     last one that wrote closes (or at exit: its thread is a daemon, its leases lapse)."""
 
     def __init__(self) -> None:
-        self._running: dict[_Key, tuple[Enricher, Elasticsearch, int]] = {}
+        # Per cluster and alias: the enricher, its client, and the stores that use it.
+        self._running: dict[_Key, tuple[Enricher, Elasticsearch, set[int]]] = {}
         self._lock = threading.Lock()
 
-    def join(self, settings: Settings) -> _Key:
+    def join(self, store: "EventStore") -> None:
+        """Make sure `store`'s alias is enriched in the background, and count it in."""
+        settings = store.settings
         key = (tuple(settings.elasticsearch_urls()), settings.index)
         with self._lock:
             found = self._running.get(key)
@@ -299,20 +294,36 @@ class _Enrichers:
                 client = make_client(settings, **failover_only(settings))
                 share = Leased(client, settings.index)
                 enricher = Enricher(client, settings.index, embedder_for(settings), share=share)
-                self._running[key] = (enricher.__enter__(), client, 1)
-            else:
-                self._running[key] = (found[0], found[1], found[2] + 1)
-        return key
+                found = self._running[key] = (enricher.__enter__(), client, set())
+            found[2].add(id(store))
 
-    def leave(self, key: _Key) -> None:
+    def leave(self, store: "EventStore") -> None:
+        key = (tuple(store.settings.elasticsearch_urls()), store.settings.index)
         with self._lock:
-            enricher, client, stores = self._running[key]
-            if stores > 1:
-                self._running[key] = (enricher, client, stores - 1)
+            found = self._running.get(key)
+            if found is None or id(store) not in found[2]:
+                return
+            found[2].discard(id(store))
+            if found[2]:
                 return
             del self._running[key]
-        enricher.__exit__(None, None, None)
-        client.close()
+        found[0].__exit__(None, None, None)
+        found[1].close()
+
+    def stop_all(self) -> None:
+        """Stop every background enricher of this process, whoever still holds it."""
+        with self._lock:
+            running, self._running = self._running, {}
+        for enricher, client, _ in running.values():
+            enricher.__exit__(None, None, None)
+            client.close()
 
 
 _ENRICHERS = _Enrichers()
+
+
+def stop_background_enrichment() -> None:
+    """Stop the background enrichment of every store of this process (an application's
+    shutdown, or a test's end): its leases go to the alias's other enrichers at once,
+    rather than when they lapse. A store that writes again starts it again."""
+    _ENRICHERS.stop_all()

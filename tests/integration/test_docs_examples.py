@@ -70,7 +70,8 @@ def _concepts_output(outputs: list[str]) -> None:
 
 
 def _operations_output(outputs: list[str]) -> None:
-    migrate, compact = outputs
+    tokens, migrate, compact = outputs
+    assert '"session_id":"s-trip"' in tokens, tokens  # alice's own; bob's and an erasure were 403
     assert migrate.count("Nothing to move: every index behind") == 2, migrate
     assert re.search(_partition_row("06", 10), migrate), migrate
     assert re.search(_partition_row("07", 11), migrate), migrate
