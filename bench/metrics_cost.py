@@ -24,6 +24,7 @@ import http.server
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -36,7 +37,8 @@ import httpx
 import orjson
 import psutil
 
-from bench import alias_name
+from bench import alias_name, sections
+from bench.machine import describe
 from bench.soak import Serve, free_port
 from bench.timing import percentile
 from session_recall.client import make_client
@@ -227,17 +229,66 @@ def _run(es_url: str, *, events: int, recalls: int, traces: str | None) -> dict[
     return {"events": events, "recalls": recalls, "ingest": ingest, "recall": recall}
 
 
+START = "<!-- metrics cost: from python -m bench.metrics_cost, its command below -->"
+END = "<!-- /metrics cost -->"
+
+
+def section(figures: dict[str, Any], command: str, machine: dict[str, Any]) -> str:
+    """The report's section: each path's p50 and serve's CPU per request, on and off."""
+    rows = []
+    for path, unit in (("ingest", "a POST of 100 events"), ("recall", "a cross_session_search")):
+        found = figures[path]
+        for side in ("off", "on", "traces"):
+            if side in found:
+                got = found[side]
+                rows.append(
+                    f"| {path} ({unit}) | {side} | {got['p50_ms']:.2f} | "
+                    f"{got['cpu_ms_per_request']:.3f} |"
+                )
+    costs = [
+        f"{path}: p50 {figures[path]['cost_metrics_p50_pct']:+.1f}%, serve's CPU "
+        f"{figures[path]['cost_metrics_cpu_pct']:+.1f}%"
+        for path in ("ingest", "recall")
+    ]
+    return "\n".join([
+        START,
+        "## The cost of metrics",
+        "",
+        f"`{command}`, one run on {machine['date']}: two `serve` processes on one alias, "
+        "metrics on (the default) and off (`--no-metrics`), driven in alternating blocks; "
+        f"{figures['events']:,} events stored and {figures['recalls']:,} recalls each side, "
+        "no embedder and no enrichment (the paths measured are storing and searching).",
+        "",
+        "| path | metrics | p50 ms | serve's CPU ms per request |",
+        "| --- | --- | ---: | ---: |",
+        *rows,
+        "",
+        "The cost of metrics, on over off: " + "; ".join(costs) + ".",
+        END,
+        "",
+    ])  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--recalls", type=int, default=4_000)
     parser.add_argument("--traces", action="store_true", help="Add a serve with traces.")
+    parser.add_argument("--report", type=Path, default=Path("BENCHMARKS.md"))
+    parser.add_argument("--no-report", action="store_true", help="Print the figures only.")
     args = parser.parse_args(argv)
     es_url = os.environ.get("ELASTICSEARCH_URL")
     if not es_url:
         raise SystemExit("Set ELASTICSEARCH_URL to the node to measure against.")
     figures = run(es_url, events=args.events, recalls=args.recalls, traces=args.traces)
     print(json.dumps(figures, indent=2))
+    if not args.no_report:
+        given = argv if argv is not None else sys.argv[1:]
+        command = " ".join(["python -m bench.metrics_cost", *given])
+        client = make_client(Settings(ELASTICSEARCH_URL=es_url))
+        text = section(figures, command, describe(client))
+        report = args.report.read_text(encoding="utf-8") if args.report.exists() else ""
+        args.report.write_text(sections.replace(report, text, start=START, end=END), "utf-8")
     return 0
 
 

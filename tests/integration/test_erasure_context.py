@@ -12,6 +12,7 @@ import dataclasses
 import json
 import random
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,13 +263,20 @@ def test_contexts_around_erasures_are_rebuilt_with_the_turns_that_remain(
 # (ADK). Each leaves a turn after the erased one, whose context held it.
 
 
-def _agents_session(es_url: str, alias: str, user: str) -> Any:
-    from session_recall.integrations.openai_agents import SessionRecallSession
+@pytest.fixture
+def agents_store(es_url: str, alias: str) -> Iterator[Any]:
     from session_recall.integrations.store import EventStore
 
     store = EventStore(
         Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_EMBEDDER="none"), index=alias
     )
+    yield store
+    store.close()
+
+
+def _agents_session(store: Any, user: str) -> Any:
+    from session_recall.integrations.openai_agents import SessionRecallSession
+
     return SessionRecallSession("chat", user_id=user, store=store)
 
 
@@ -281,9 +289,9 @@ def _after(es: Elasticsearch, alias: str, user: str, session: str, text: str) ->
 
 
 async def test_pop_item_takes_the_items_words_from_the_turns_after_it(
-    es: Elasticsearch, es_url: str, alias: str
+    es: Elasticsearch, alias: str, agents_store: Any
 ):
-    session = _agents_session(es_url, alias, "agents-pop")
+    session = _agents_session(agents_store, "agents-pop")
     await session.add_items([{"role": "user", "content": "my locker code is qzlocker42"}])
     _after(es, alias, "agents-pop", "chat", "noted, anything else")
     enrich(es, alias, None)
@@ -294,8 +302,8 @@ async def test_pop_item_takes_the_items_words_from_the_turns_after_it(
     assert "anyth" in sources(es, alias), "the note stays, with its own words"
 
 
-async def test_clear_session_leaves_no_word_of_it(es: Elasticsearch, es_url: str, alias: str):
-    session = _agents_session(es_url, alias, "agents-clear")
+async def test_clear_session_leaves_no_word_of_it(es: Elasticsearch, alias: str, agents_store: Any):
+    session = _agents_session(agents_store, "agents-clear")
     await session.add_items(
         [{"role": "user", "content": f"step {n} of the plan qzplan{n}x"} for n in range(4)]
     )
@@ -306,7 +314,7 @@ async def test_clear_session_leaves_no_word_of_it(es: Elasticsearch, es_url: str
 
 
 async def test_adk_delete_memory_takes_the_memorys_words_from_the_memories_after_it(
-    es: Elasticsearch, es_url: str, alias: str
+    es: Elasticsearch, es_url: str, alias: str, request: pytest.FixtureRequest
 ):
     from google.adk.events.event import Event as AdkEvent
     from google.adk.sessions.session import Session
@@ -317,6 +325,7 @@ async def test_adk_delete_memory_takes_the_memorys_words_from_the_memories_after
     settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias,
                         SESSION_RECALL_EMBEDDER="none")  # fmt: skip
     service = SessionRecallMemoryService(settings=settings, mode="keyword")
+    request.addfinalizer(service.close)
     texts = ["the gate is at the north entrance", "the alarm code is qzalarm77",
              "thanks, see you there"]  # fmt: skip
     events = [

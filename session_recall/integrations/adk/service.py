@@ -159,6 +159,11 @@ class SessionRecallMemoryService(BaseMemoryService):
         )
         return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in result.hits])
 
+    def close(self) -> None:
+        """Stop this service's part of the background enrichment and close its client
+        (an application's shutdown); the service is not used afterwards."""
+        self._store.close()
+
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> None:
