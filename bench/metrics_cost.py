@@ -233,6 +233,14 @@ START = "<!-- metrics cost: from python -m bench.metrics_cost, its command below
 END = "<!-- /metrics cost -->"
 
 
+def kept_section(document: str) -> str | None:
+    return sections.kept(document, start=START, end=END)
+
+
+def replace_section(document: str, text: str) -> str:
+    return sections.replace(document, text, start=START, end=END)
+
+
 def section(figures: dict[str, Any], command: str, machine: dict[str, Any]) -> str:
     """The report's section: each path's p50 and serve's CPU per request, on and off."""
     rows = []
@@ -288,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         client = make_client(Settings(ELASTICSEARCH_URL=es_url))
         text = section(figures, command, describe(client))
         report = args.report.read_text(encoding="utf-8") if args.report.exists() else ""
-        args.report.write_text(sections.replace(report, text, start=START, end=END), "utf-8")
+        args.report.write_text(replace_section(report, text), "utf-8")
     return 0
 
 

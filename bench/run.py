@@ -27,11 +27,13 @@ from elasticsearch import Elasticsearch
 from bench import (
     alias_name,
     configuration,
+    enrichment,
     generate,
     ingest_bench,
     loader,
     machine,
     memory_eval,
+    metrics_cost,
     plot,
     report,
     scale,
@@ -443,7 +445,7 @@ class Run:
         rendered = report.render(results, plot=config.plot, report=config.report)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
         # Sections written by the other modes' runs, and by the LoCoMo harness.
-        for mode in (semantic, scale, memory_eval):
+        for mode in (semantic, scale, memory_eval, enrichment, metrics_cost):
             kept = mode.kept_section(old)
             if kept is not None:
                 rendered = mode.replace_section(rendered, kept)
