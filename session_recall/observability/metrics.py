@@ -84,8 +84,12 @@ class EventTally:
 
     def count(self, results: list[EventResult]) -> None:
         """One request's results (serve): every event of it was received."""
-        self.summary.count_read(events=len(results))
-        self.summary.count_all(results)
+        summary = self.summary
+        summary.count_read(events=len(results))
+        before = summary.rejected - summary.erased
+        summary.count_all(results)
+        if summary.rejected - summary.erased == before:
+            return  # nothing refused: most requests, each event looked at once
         refused = self.refused
         for result in results:
             if result.status is _REJECTED and result.reason != SCOPE_ERASED:

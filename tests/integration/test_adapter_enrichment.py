@@ -2,7 +2,7 @@
 runs the pass in the background, and stops it on close. Its embedder's tries of one
 store end within the store's deadline, even against a server that never answers."""
 
-import socket
+import asyncio
 import time
 from collections.abc import Iterator
 
@@ -15,6 +15,7 @@ from session_recall.indexer.context import CONTEXT_MARK
 from session_recall.integrations.openai_agents import SessionRecallSession
 from session_recall.integrations.store import EventStore
 from session_recall.node import wait_until
+from tests.support import network
 
 pytestmark = pytest.mark.integration
 
@@ -24,7 +25,6 @@ def test_an_adapter_alone_enriches_what_it_stores(es: Elasticsearch, es_url: str
     store = EventStore(settings, index=alias)
     try:
         session = SessionRecallSession("chat", user_id="solo", store=store)
-        import asyncio
 
         items = [{"role": "user", "content": f"note {n} about the garden"} for n in range(3)]
         asyncio.run(session.add_items(items))
@@ -39,12 +39,9 @@ def test_an_adapter_alone_enriches_what_it_stores(es: Elasticsearch, es_url: str
 
 @pytest.fixture
 def silent_server() -> Iterator[str]:
-    """An address that takes connections and never answers."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    listener.close()
+    """An embeddings address that takes connections and never answers."""
+    with network.silent_server() as url:
+        yield f"{url}/v1"
 
 
 def test_a_store_ends_within_its_deadline_when_the_embeddings_server_never_answers(
@@ -58,8 +55,6 @@ def test_a_store_ends_within_its_deadline_when_the_embeddings_server_never_answe
     store = EventStore(settings, index=alias, timeout=4.0)
     try:
         session = SessionRecallSession("chat", user_id="waiting", store=store)
-        import asyncio
-
         started = time.monotonic()
         asyncio.run(session.add_items([{"role": "user", "content": "stored all the same"}]))
         took = time.monotonic() - started

@@ -34,7 +34,7 @@ from session_recall.core.errors import ConfigurationError, SessionRecallError
 from session_recall.integrations.adk import SessionRecallMemoryService, memory_user, register
 from session_recall.recall import Searchers
 from tests.support.adk import ScriptedModel, request_text
-from tests.support.network import silent_server
+from tests.support.network import LIVENESS_MARGIN_S, silent_server
 
 pytestmark = pytest.mark.integration
 
@@ -293,10 +293,15 @@ async def test_a_frozen_node_stalls_no_other_coroutine_and_the_call_fails_in_tim
         frozen = settings.model_copy(update={"elasticsearch_url": hung, "embedder": "none"})
         memory = SessionRecallMemoryService(settings=frozen, timeout=2.0)
         beating = asyncio.create_task(ticker())
+        started = time.monotonic()
         with pytest.raises(SessionRecallError) as refused:
             await memory.search_memory(app_name=APP, user_id=USER, query="jasmine")
+        took = time.monotonic() - started
         searching = False
         beating.cancel()
+    # Liveness, not speed: the call ends near the service's 2 s deadline, not at the
+    # client's own 30 s.
+    assert took < 2.0 + LIVENESS_MARGIN_S, took
     # A search that blocked the loop would leave the ticker no turn until it returned.
     assert ticked_while_searching > 0, "the event loop was blocked while the node hung"
     assert str(refused.value).startswith("Elasticsearch did not answer the search")

@@ -114,25 +114,49 @@ def test_follow_stores_appended_events_and_stops_cleanly_on_sigterm(
 def test_the_checkpoint_only_covers_acknowledged_events(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
-    # Against a closed port nothing is acknowledged: the checkpoint must not move.
+    # A reachable node whose July partition refuses writes (the disk-full block, a 429
+    # that retrying cannot outlast): the August event is stored, the July ones are not.
+    run = _start(es_url, alias, str(write_ndjson(tmp_path / "first.ndjson", [event(1)])))
+    output = run.communicate(timeout=120)[0].decode()
+    assert run.returncode == 0, output
+    es.indices.refresh(index=alias)
+    july = es.search(index=alias, query={"term": {"event_id": "e-1"}})["hits"]["hits"][0]
+    august = event(2, timestamp="2026-08-01T00:00:00Z")
+    source = write_ndjson(tmp_path / "events.ndjson", [august, event(3), event(4)])
+    first_line = len(source.read_bytes().splitlines(keepends=True)[0])
+    ckpt = tmp_path / "events.ckpt"
+    block = "index.blocks.read_only_allow_delete"
+    es.indices.put_settings(index=july["_index"], settings={block: True})
+    try:
+        args = [str(source), "--checkpoint", str(ckpt), "--no-enrich", "--max-attempts", "2"]
+        refused = _start(es_url, alias, *args, "--dead-letter", str(tmp_path / "d"))
+        output = refused.communicate(timeout=120)[0].decode()
+        assert refused.returncode == 3, output  # unavailable; 1 means "some lines dead-lettered"
+        assert "Traceback" not in output, output
+        assert stored(es, alias, event_id="e-2") == 1, output
+        assert stored(es, alias) == 2, "the refused July events are not stored"
+        assert checkpoint_offset(ckpt) <= first_line, "the checkpoint passed a refused event"
+    finally:
+        es.indices.put_settings(index=july["_index"], settings={block: None})
+    # Once the partition takes writes again, the run resumes and stores each event once.
+    again = _start(es_url, alias, *args)
+    output = again.communicate(timeout=120)[0].decode()
+    assert again.returncode == 0, output
+    assert stored(es, alias) == 4 and duplicated_event_ids(es, alias) == []
+    assert checkpoint_offset(ckpt) == source.stat().st_size
+
+
+def test_a_node_that_does_not_answer_stops_ingest_with_exit_3_before_any_checkpoint(
+    es: Elasticsearch, alias: str, tmp_path: Path
+):
     source = write_ndjson(tmp_path / "events.ndjson", [event(1), event(2)])
     ckpt = tmp_path / "events.ckpt"
-    run = _start(
-        "http://127.0.0.1:9",
-        alias,
-        str(source),
-        "--checkpoint",
-        str(ckpt),
-        "--dead-letter",
-        str(tmp_path / "d"),
-        "--max-attempts",
-        "2",
-    )
+    run = _start("http://127.0.0.1:9", alias, str(source), "--checkpoint", str(ckpt))
     output = run.communicate(timeout=120)[0].decode()
-    assert run.returncode == 3, output  # unavailable; 1 means "some lines dead-lettered"
+    assert run.returncode == 3, output
     assert output.startswith("Error: Elasticsearch did not answer: ConnectionError."), output
     assert "Check ELASTICSEARCH_URL" in output and "Traceback" not in output
-    assert checkpoint_offset(ckpt) == 0
+    assert not ckpt.exists()
 
 
 def test_a_quiet_producer_on_stdin_is_flushed_without_waiting_for_a_full_chunk(

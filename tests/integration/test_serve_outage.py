@@ -91,7 +91,9 @@ def test_events_answered_2xx_survive_a_node_restart_and_the_outage_answers_503(
         assert wait_until(lambda: producers.count(5, since=down) >= 3, timeout=120)
         assert not ready(served.url)
 
-        node.start()
+        # Another process may take the port while the node is down: then serve would
+        # write elsewhere, and the counts below would say nothing.
+        assert node.start().url == url, "the node came back on another port"
         up = producers.mark()
         assert wait_until(lambda: producers.count(2, since=up) >= 20, timeout=180)
     output = served.log_text()

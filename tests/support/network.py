@@ -4,6 +4,11 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# How long past its deadline a call to a hung node may end on a loaded 2-core machine: a
+# liveness bound, not a speed target. The client's own timeout (30 s) lies beyond a
+# deadline plus this margin, so a call that ignores its deadline fails the bound.
+LIVENESS_MARGIN_S = 10.0
+
 
 def free_port() -> int:
     """A port nothing listens on right now (the OS picks it; it is free again on close)."""
