@@ -8,7 +8,9 @@ neither sent again at every pass nor holds up the events after it. Any other fai
 of the embedder is an outage: the page gets no vector, and says why.
 """
 
+import atexit
 import threading
+import time
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +21,11 @@ from session_recall.indexer.vectors import REFUSALS_FIELD, REFUSED_FIELD, vector
 
 # A reason as the server gave it can be long; its gist is enough to act on.
 _MAX_REASON = 300
+# How long the process's exit waits for pages still being embedded.
+EXIT_WAIT_S = 10.0
+
+_embedding: set[threading.Thread] = set()
+_embedding_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -45,12 +52,31 @@ def embedding(
     def run() -> None:
         if after is not None:
             wait([after])
-        if not future.set_running_or_notify_cancel():
-            return  # cancelled before it started
-        future.set_result(embed_page(embedder, hits))
+        try:
+            if future.set_running_or_notify_cancel():  # else cancelled before it started
+                future.set_result(embed_page(embedder, hits))
+        finally:
+            with _embedding_lock:
+                _embedding.discard(thread)
 
-    threading.Thread(target=run, name="session-recall-embed", daemon=True).start()
+    thread = threading.Thread(target=run, name="session-recall-embed", daemon=True)
+    with _embedding_lock:
+        _embedding.add(thread)
+    thread.start()
     return future
+
+
+@atexit.register
+def wait_for_pages(timeout_s: float = EXIT_WAIT_S) -> None:
+    """At the process's exit, let the pages being embedded finish (for up to
+    `timeout_s` in all): a daemon thread stopped inside a local model's native code as
+    the interpreter ends takes the process down with it ("terminate called without an
+    active exception"), after the application's work is done."""
+    ends = time.monotonic() + timeout_s
+    with _embedding_lock:
+        running = list(_embedding)
+    for thread in running:
+        thread.join(timeout=max(ends - time.monotonic(), 0))
 
 
 def embed_page(embedder: Embedder, hits: list[context.Hit]) -> PageVectors:

@@ -10,6 +10,7 @@ change leaves missing), sharing the work with any other enricher of the alias by
 leases, and stops it on `close()` (or at exit). `SESSION_RECALL_ENRICH=false` turns it
 off, for a deployment that runs `session-recall embed --follow` or serve beside."""
 
+import atexit
 import contextlib
 import logging
 import threading
@@ -109,9 +110,10 @@ class EventStore:
     def close(self) -> None:
         """Leave the background enrichment (the last store of the alias in this process
         stops it, and its leases go to the alias's other enrichers) and close the
-        client. The store is not used afterwards."""
+        client and the embedder's connections. The store is not used afterwards."""
         _ENRICHERS.leave(self)
         self.client.close()
+        _close(self.embedder)
 
     def forget(self, user_id: str, ids: Collection[str]) -> None:
         """Rebuild, without them, the contexts that hold the events `ids` (`_id`s) of
@@ -280,8 +282,9 @@ class _Enrichers:
     last one that wrote closes (or at exit: its thread is a daemon, its leases lapse)."""
 
     def __init__(self) -> None:
-        # Per cluster and alias: the enricher, its client, and the stores that use it.
-        self._running: dict[_Key, tuple[Enricher, Elasticsearch, set[int]]] = {}
+        # Per cluster and alias: the enricher, its client and embedder, and the stores
+        # that use it.
+        self._running: dict[_Key, tuple[Enricher, Elasticsearch, Any, set[int]]] = {}
         self._lock = threading.Lock()
 
     def join(self, store: "EventStore") -> None:
@@ -293,33 +296,50 @@ class _Enrichers:
             if found is None:
                 client = make_client(settings, **failover_only(settings))
                 share = Leased(client, settings.index)
-                enricher = Enricher(client, settings.index, embedder_for(settings), share=share)
-                found = self._running[key] = (enricher.__enter__(), client, set())
-            found[2].add(id(store))
+                embedder = embedder_for(settings)
+                enricher = Enricher(client, settings.index, embedder, share=share)
+                found = self._running[key] = (enricher.__enter__(), client, embedder, set())
+            found[3].add(id(store))
 
     def leave(self, store: "EventStore") -> None:
         key = (tuple(store.settings.elasticsearch_urls()), store.settings.index)
         with self._lock:
             found = self._running.get(key)
-            if found is None or id(store) not in found[2]:
+            if found is None or id(store) not in found[3]:
                 return
-            found[2].discard(id(store))
-            if found[2]:
+            found[3].discard(id(store))
+            if found[3]:
                 return
             del self._running[key]
-        found[0].__exit__(None, None, None)
-        found[1].close()
+        _stop(*found[:3])
 
     def stop_all(self) -> None:
         """Stop every background enricher of this process, whoever still holds it."""
         with self._lock:
             running, self._running = self._running, {}
-        for enricher, client, _ in running.values():
-            enricher.__exit__(None, None, None)
-            client.close()
+        for enricher, client, embedder, _ in running.values():
+            _stop(enricher, client, embedder)
+
+
+def _stop(enricher: Enricher, client: Elasticsearch, embedder: Any) -> None:
+    """Stop `enricher`, then close what it used: its client and its embedder."""
+    enricher.__exit__(None, None, None)
+    client.close()
+    _close(embedder)
+
+
+def _close(embedder: Any) -> None:
+    """Close an embedder's connections (an endpoint's pool), which would otherwise wait
+    for the garbage collector; a local model has none."""
+    close = getattr(embedder, "close", None)
+    if close is not None:
+        close()
 
 
 _ENRICHERS = _Enrichers()
+# At exit, before the interpreter ends the daemon threads: an enricher stopped inside a
+# local model's native code would take the process down as it ends.
+atexit.register(_ENRICHERS.stop_all)
 
 
 def stop_background_enrichment() -> None:

@@ -4,6 +4,7 @@ and a model change is refused until the enrichment pass made room."""
 import logging
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import orjson
@@ -91,12 +92,12 @@ def test_events_ingested_while_the_endpoint_is_down_are_stored_then_embedded(
     assert "0 event(s) awaited enrichment" in output
 
     # The vectors added later serve semantic search.
-    remote = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
-    found = (
-        Searchers(es, alias, KEY, embedder=remote)
-        .memory(user_id="bob")
-        .search("What did the animal doctor recommend for my pet's stomach?", mode="semantic")
-    )
+    with closing(EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)) as remote:
+        found = (
+            Searchers(es, alias, KEY, embedder=remote)
+            .memory(user_id="bob")
+            .search("What did the animal doctor recommend for my pet's stomach?", mode="semantic")
+        )
     assert found.mode == "semantic" and "bob-dog-3" in [h.event.event_id for h in found.hits]
 
 
@@ -115,7 +116,8 @@ def test_an_enrichment_pass_resumes_where_an_outage_stopped_it(
         if summary.done >= 100:
             server.stop()
 
-    failed = enrich(es, alias, remote, page_size=50, on_progress=stop_after_two_pages)
+    with closing(remote):
+        failed = enrich(es, alias, remote, page_size=50, on_progress=stop_after_two_pages)
     assert failed.embedder_error and "did not answer" in failed.embedder_error
     assert failed.enriched == len(EVAL), "stems and context go on without the embedder"
     done = with_vectors(es, alias, remote.model_id)
@@ -124,8 +126,8 @@ def test_an_enrichment_pass_resumes_where_an_outage_stopped_it(
     assert done in (100, 150) and done < len(EVAL)
 
     server.start()
-    again = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)
-    summary = enrich(es, alias, again, page_size=50)
+    with closing(EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS)) as again:
+        summary = enrich(es, alias, again, page_size=50)
     assert summary.missing == len(EVAL) - done and summary.enriched == summary.missing
     assert with_vectors(es, alias, again.model_id) == len(EVAL)
 

@@ -11,6 +11,7 @@ the backfill of old events' vectors.
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,8 +55,22 @@ def server():
     started.stop()
 
 
+_MADE: list[EndpointEmbedder] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_endpoints() -> Iterator[None]:
+    """Each test's embedders are closed at its end: a pool left to the garbage collector
+    warns in whichever test it is collected."""
+    yield
+    while _MADE:
+        _MADE.pop().close()
+
+
 def endpoint(server: EmbeddingsServer, **options: object) -> EndpointEmbedder:
-    return EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS, paused_s=0, **options)
+    made = EndpointEmbedder(url=server.url, model=MODEL, dims=DIMS, paused_s=0, **options)
+    _MADE.append(made)
+    return made
 
 
 def test_a_text_the_server_refuses_is_set_apart_and_never_sent_again(
