@@ -112,11 +112,12 @@ _ACKNOWLEDGEMENT = re.compile(
 # What a choice that names nothing looks like: "let's go with that".
 _NAMES_NOTHING = re.compile(
     r"^(?:that|this|it|them|those|these|yours|your (?:suggestion|idea|plan|pick)|the flow|"
-    r"whatever|either|both|the (?:first|second|third|last|other) one|option \w+)\b",
+    r"whatever|either|both|the (?:first|second|third|last|other|same) "
+    r"(?:one|option|choice)|the other|option \w+)\b",
     _I,
 )
 _CORRECTION = re.compile(
-    r"^(?:actually|correction|(?:no|sorry|oops)[,.]?\s+i meant|no wait|wait,? no)"
+    r"^(?:actually|correction|(?P<meant>(?:no|sorry|oops)[,.]?\s+i meant)|no wait|wait,? no)"
     r"\s*[,:;-]?\s*(?P<rest>.+)$",
     _I,
 )
@@ -156,9 +157,20 @@ _ALLERGIC = re.compile(
     _I,
 )
 _RULE = re.compile(r"^(?:please\s+)?(?P<adverb>always|never)\s+(?P<x>.+)$", _I)
-_NOT_A_RULE = re.compile(r"^(?:mind|again|ever|before|once|really|knew|know)\b", _I)
+# "Always happy to help", "never again": an adverb, not a rule the user sets.
+_NOT_A_RULE = re.compile(
+    r"^(?:mind|again|ever|before|once|really|knew|know|happy|glad|nice|good|great|fun|"
+    r"keen|ready|here|there|worth|welcome|been|was|is|a|an|the|so|too|thought)\b",
+    _I,
+)
+_NOT_SAID = re.compile(r"^not to (?:say|answer|comment|discuss|tell|talk)\b", _I)
+_TO_DO = re.compile(r"^(?:not\s+)?to\s+(?P<x>.+)$", _I)
+_WHEN_YOU = re.compile(r"^it when (?:you|we|they|people)\s+\S+\s+", _I)
+# A fact that is a pronoun, or about one: "note that this is a draft".
+_DEICTIC = re.compile(r"^(?:this|that|it|these|those|they|about (?:me|it|this|that|us|them))\b", _I)
 _ALTERNATIVE = re.compile(r"\s+(?:over|to|rather than|instead of|more than)\s+", _I)
-_TAIL_NOT = re.compile(r",\s*not\s+[^,]+$", _I)
+_FIRST_PERSON = re.compile(r"^(?:i|we)\s+(?P<rest>.+)$", _I)
+_TAIL_NOT = re.compile(r",\s*not\s+[^,]+(?:,[^,]*)?$", _I)
 _TAIL_TOO = re.compile(r"\s+(?:too|as well|also|now|instead|oddly)$", _I)
 # Asides that end a sentence and say nothing of its memory.
 _ASIDE = re.compile(r",?\s+(?:by the way|btw|please|thanks|thank you|if that helps)$", _I)
@@ -186,6 +198,11 @@ def _statement_subject(statement: str) -> str | None:
     found = subjects.clause_subject(statement)
     if found is not None:
         return found
+    first_person = _FIRST_PERSON.match(statement)
+    if first_person:
+        # "I live in Leeds": what the user states of themselves, named by its verb.
+        verb, _, rest = first_person["rest"].partition(" ")
+        return subjects.key(f"{verb} {subjects.head(rest) or ''}")
     verb, _, rest = statement.partition(" ")
     if not rest or subjects.key(verb) is None:
         return None  # "I have a knee injury": a pronoun, not an imperative's verb
@@ -241,11 +258,11 @@ def _instruction(clause: str) -> _Found | None:
     if remember:
         fact = remember["x"]
     else:
-        tail = _FORGET_TAIL.match(clause)
-        if not tail:
+        tail = _FORGET_TAIL.match(clause.rstrip(".! "))
+        if not tail or not _said_plainly(tail["x"]):
             return None
         fact = tail["x"]
-    if _REMEMBER_NOT_A_FACT.match(fact) or len(fact.split()) < 2:
+    if _REMEMBER_NOT_A_FACT.match(fact) or _DEICTIC.match(fact) or len(fact.split()) < 2:
         return None
     if fact.lower().startswith("to "):
         fact = fact[3:]
@@ -264,11 +281,19 @@ def _preference(clause: str) -> _Found | None:
     prefer = _PREFER.match(clause)
     if prefer:
         liked = prefer["x"].strip().rstrip(".!")
-        if _NAMES_NOTHING.match(liked) or liked.lower().startswith("not "):
+        if _NOT_SAID.match(liked):
             return None
-        options = _ALTERNATIVE.split(liked, maxsplit=1)
+        when_you = _WHEN_YOU.match(liked)
+        if when_you is None and _NAMES_NOTHING.match(liked):
+            return None
+        statement = _capitalised("Prefers " + liked)
+        liked_thing = liked[when_you.end() :] if when_you else liked
+        to_do = _TO_DO.match(liked_thing)
+        if to_do:  # "not to get pinged after 6pm": what is done, not alternatives
+            return _Found("preference", statement, subjects.key(subjects.noun_phrase(to_do["x"])))
+        options = _ALTERNATIVE.split(liked_thing, maxsplit=1)
         subject = subjects.alternatives(*(subjects.head(_TAIL_TOO.sub("", o)) for o in options))
-        return _Found("preference", _capitalised("Prefers " + liked), subject)
+        return _Found("preference", statement, subject)
     rule = _RULE.match(clause)
     if rule and not _NOT_A_RULE.match(rule["x"]):
         statement = _capitalised(clause[clause.lower().index(rule["adverb"].lower()) :])
@@ -278,8 +303,11 @@ def _preference(clause: str) -> _Found | None:
     return None
 
 
-def _correction_of(rest: str) -> _Found | None:
-    """What follows "actually," or "correction:": a restated signal, or a fact."""
+def _correction_of(rest: str, *, meant: bool) -> _Found | None:
+    """What follows "actually," or "correction:": a restated signal, or a fact. Only
+    after "I meant" may the fact be a bare noun phrase ("no, I meant the premium
+    package"); elsewhere a clause without a subject is a request ("actually, shorten
+    it"), not a correction."""
     if _ACKNOWLEDGEMENT.match(rest) or rest.endswith("?"):
         return None
     inner = _signal(rest)
@@ -288,9 +316,11 @@ def _correction_of(rest: str) -> _Found | None:
     if not _said_plainly(rest.split(",", 1)[0]) or len(rest.split()) < 2:
         return None
     statement = _capitalised(_TAIL_NOT.sub("", rest.strip().rstrip(".!")))
-    fragment = subjects.clause_subject(statement) is None
-    subject = subjects.head(statement) if fragment else subjects.clause_subject(statement)
-    return _Found("correction", statement, subject, corrects=True)
+    if subjects.clause_subject(statement) is not None or _FIRST_PERSON.match(statement):
+        return _Found("correction", statement, _statement_subject(statement), corrects=True)
+    if not meant or _NAMES_NOTHING.match(statement):
+        return None
+    return _Found("correction", statement, subjects.head(statement), corrects=True)
 
 
 def _not_but(clause: str) -> _Found | None:
@@ -332,7 +362,7 @@ def _sentence(sentence: str) -> _Found | None:
     clause = _FILLER.sub("", text).strip()
     correction = _CORRECTION.match(clause)
     if correction:
-        return _correction_of(correction["rest"].strip())
+        return _correction_of(correction["rest"].strip(), meant=bool(correction["meant"]))
     found = _signal(clause)
     if found is not None:
         return found
