@@ -296,6 +296,15 @@ def report(results: Sequence[Result]) -> str:
     )
 
 
+def kept_section(document: str) -> str | None:
+    """This harness's section of an existing report, if any (`bench.run` keeps it)."""
+    return sections.kept(document, start=START, end=END)
+
+
+def replace_section(document: str, text: str) -> str:
+    return sections.replace(document, text, start=START, end=END)
+
+
 def _print(result: Result) -> None:
     print(table([result]))
     print(
@@ -314,9 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report is not None:
         results = [evaluate(name) for name in SPLITS]
         document = args.report.read_text(encoding="utf-8") if args.report.exists() else ""
-        args.report.write_text(
-            sections.replace(document, report(results), start=START, end=END), encoding="utf-8"
-        )
+        args.report.write_text(replace_section(document, report(results)), encoding="utf-8")
         for result in results:
             print(f"{result.split}:")
             _print(result)
