@@ -72,7 +72,7 @@ class _Found:
 
 _I = re.IGNORECASE
 # Sentences end at . ! ? followed by a space, except after a title ("Mrs. Okafor").
-_SENTENCE_END = re.compile(r"(?<!\bMrs)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<!\bMrs\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+")
 # What a sentence may open with before what it says.
 _FILLER = re.compile(
     r"^(?:(?:ok|okay|so|oh|also|and|but|hey|well|yes|yeah|right|hmm+|um+|btw|"

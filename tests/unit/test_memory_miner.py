@@ -209,6 +209,12 @@ def test_each_sentence_of_a_turn_is_mined_on_its_own():
     assert [c.statement for c in found] == ["Use Stripe for payments"]
 
 
+def test_a_title_does_not_end_a_sentence():
+    assert only("Remember that my dentist is Dr. Patel on Hill Street.").statement == (
+        "Dentist is Dr. Patel on Hill Street"
+    )
+
+
 def test_a_week_later_correction_leaves_the_mysql_decision_the_only_current_one():
     first = turn("We decided to use PostgreSQL for billing.", "e1")
     later = Turn(
