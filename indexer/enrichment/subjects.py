@@ -23,7 +23,8 @@ def _vocabulary(*lines: str) -> frozenset[str]:
 # Words that carry no subject: articles, possessives, demonstratives, time adverbs.
 _DROPPED = _vocabulary(
     "a an the my our your his her their its this that these those of new now current ",
-    "currently old also just still anymore instead every each",
+    "currently old also just still anymore instead every each too only never always often ",
+    "usually",
 )
 # A phrase that is only a pronoun names nothing that a later turn could name again.
 _PRONOUNS = _vocabulary(

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from session_recall.indexer.enrichment import subjects
 from session_recall.indexer.enrichment.miner import Candidate
 from session_recall.indexer.enrichment.superseding import Current, same_subject, superseded_by
 
@@ -103,3 +104,31 @@ def test_only_current_memories_on_the_same_subject_are_superseded(kind, subject,
     assert all(same_subject(subject, by_id[i].subject) for i in replaced)
     if kind == "correction":
         assert len(replaced) <= 1
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("the billing queues", "billing queue"),
+        ("BoxCo's premium package", "boxco premium package"),
+        ("my badge number", "badge number"),
+        ("it", None),
+        ("", None),
+    ],
+)
+def test_a_key_is_lower_case_singular_words_without_articles_or_possessives(phrase, expected):
+    assert subjects.key(phrase) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "expected"),
+    [
+        ("Billing data never leaves Postgres", "billing data"),
+        ("The rent is due on the 1st now", "rent"),
+        ("The retention period for raw events is 90 days", "retention period"),
+        ("I have a knee injury", None),
+        ("Cancel the old internet contract", None),
+    ],
+)
+def test_a_clause_subject_is_the_noun_phrase_before_its_first_verb(clause, expected):
+    assert subjects.clause_subject(clause) == expected
