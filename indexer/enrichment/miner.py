@@ -205,7 +205,7 @@ def _statement_subject(statement: str) -> str | None:
         return subjects.key(f"{verb} {subjects.head(rest) or ''}")
     verb, _, rest = statement.partition(" ")
     if not rest or subjects.key(verb) is None:
-        return None  # "I have a knee injury": a pronoun, not an imperative's verb
+        return None  # "It ...": a pronoun, not an imperative's verb
     return subjects.key(subjects.noun_phrase(rest))
 
 
