@@ -103,10 +103,11 @@ def default_groups() -> list[GroupFactory]:
     from session_recall.http.erasure import erasure_group
     from session_recall.http.events import events_group
     from session_recall.http.health import health_group
+    from session_recall.http.kept_memories import memories_group
     from session_recall.http.reads import reads_group
     from session_recall.http.recall import recall_group
 
-    return [health_group, events_group, erasure_group, recall_group, reads_group]
+    return [health_group, events_group, erasure_group, recall_group, reads_group, memories_group]
 
 
 def create_app(
