@@ -19,6 +19,7 @@ An event stored late, stamped before a slice's checkpoint, is not mined: the pas
 the periodic `since` pass of a background agent.
 """
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -127,6 +128,10 @@ class Consolidator:
             summary.users += 1
             self._user_pass(user, held, summary)
         return summary
+
+    def stop_on(self, stop: threading.Event) -> None:
+        """Stop between two pages once `stop` is set."""
+        self._stop = stop
 
     def leave(self) -> None:
         if self._leases is not None:
@@ -356,6 +361,24 @@ def follow(
             log.debug("could not give back the consolidation leases: %s", err)
 
 
+@contextlib.contextmanager
+def in_background(consolidator: Consolidator, *, poll_seconds: float = 5.0) -> Iterator[None]:
+    """`follow` in a thread of its own while the block runs (serve's `--consolidate`);
+    stopped, and its leases given back, when the block ends."""
+    stop = threading.Event()
+    consolidator.stop_on(stop)
+    thread = threading.Thread(
+        target=follow, args=(consolidator,), kwargs={"stop": stop, "poll_seconds": poll_seconds},
+        name="session-recall-consolidator", daemon=True,
+    )  # fmt: skip
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+
 def _datetime(instant: Instant) -> datetime:
     """What the miner takes (microseconds: enough to order a user's turns)."""
     seconds, nanos = divmod(instant.nanos, 10**9)
@@ -414,4 +437,4 @@ def _source(hit: dict[str, Any]) -> SourceEvent:
     )
 
 
-__all__ = ["ORIGIN", "ConsolidationSummary", "Consolidator", "follow"]
+__all__ = ["ORIGIN", "ConsolidationSummary", "Consolidator", "follow", "in_background"]

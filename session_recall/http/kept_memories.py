@@ -11,7 +11,8 @@ a memory goes for good only with its sources (the erasure endpoints, `DELETE`), 
 retiring is a `POST`, not a `DELETE`.
 """
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,7 +30,9 @@ from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
+from session_recall.indexer.enrichment.consolidation import Consolidator, in_background
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
+from session_recall.indexer.leases import Leased
 from session_recall.recall import MemoriesPage, MemoriesResult
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for
@@ -164,7 +167,21 @@ def memories_group(services: Services) -> RouteGroup:
         assert isinstance(parsed, Retire)
         return await retire(request, parsed.reason)
 
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        if not services.consolidate:
+            yield
+            return
+        # serve's replicas share the mining by leases, as they share the enrichment.
+        consolidator = Consolidator(
+            writes.client, settings.index, embedder=embedder,
+            leases=Leased(writes.client, settings.index, work="consolidation"),
+        )  # fmt: skip
+        with in_background(consolidator):
+            yield
+
     return RouteGroup(
+        lifespan=lifespan if services.consolidate else None,
         routes=[
             route(MEMORIES, get, ["GET"]),
             route(MEMORIES, save, ["POST"]),
