@@ -27,6 +27,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.core.stems import stems
+from session_recall.core.user_filter import user_filter
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.errors import IndexerError
@@ -390,7 +391,7 @@ def _before(
 
 
 def _session_filter(user: str, session: str) -> list[dict[str, Any]]:
-    return [{"term": {"user_id": user}}, {"term": {"session_id": session}}]
+    return user_filter(user, session_id=session)
 
 
 def _head_line(alias: str, user: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.embedders import embedder_for
 from session_recall.indexer import (
     Event,
@@ -214,11 +215,9 @@ class EventStore:
         for start in range(0, len(ids), _LOOKUP_IDS):
             part = ids[start : start + _LOOKUP_IDS]
             where: list[dict[str, Any]] = [
-                {"term": {"user_id": user_id}},
+                *user_filter(user_id, session_id=session_id),
                 {"terms": {"event_id": part}},
             ]
-            if session_id is not None:
-                where.append({"term": {"session_id": session_id}})
             body = {
                 "query": {"bool": {"filter": where}},
                 "collapse": {"field": "event_id"},  # the earliest copy of each id
