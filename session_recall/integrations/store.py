@@ -25,7 +25,9 @@ from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.core.user_filter import user_filter
 from session_recall.embedders import embedder_for
+from session_recall.enrichers import enricher_for
 from session_recall.indexer import (
+    Enricher,
     Event,
     EventResult,
     IndexerError,
@@ -35,9 +37,7 @@ from session_recall.indexer import (
     erase,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.erasure import after_removal
-from session_recall.indexer.leases import Leased
 from session_recall.recall import AsyncMemorySearcher, MemorySearcher, transport
 
 log = logging.getLogger(__name__)
@@ -294,9 +294,8 @@ class _Enrichers:
             found = self._running.get(key)
             if found is None:
                 client = make_client(settings, **failover_only(settings))
-                share = Leased(client, settings.index)
                 embedder = embedder_for(settings)
-                enricher = Enricher(client, settings.index, embedder, share=share)
+                enricher = enricher_for(settings, client, embedder=embedder)
                 found = self._running[key] = (enricher.__enter__(), client, embedder, set())
             found[3].add(id(store))
 
