@@ -25,7 +25,9 @@ One concern a module:
 - `vector_mapping`: the vector fields on the indices; `vector_models`: the models an
   alias holds, and dropping one's vectors;
 - `follower`: pass after pass (`follow`, `Enricher`); `slices` and `leases`: how
-  enrichers share an alias; `calls`: how it calls Elasticsearch.
+  enrichers share an alias; `calls`: how it calls Elasticsearch;
+- kept memories: `miner` (statements worth keeping, from user turns), `subjects` (what
+  a statement is about), `superseding` (which of them a later one replaces).
 
 Everything else that an event gains later belongs in a module of its own here.
 """
