@@ -33,12 +33,13 @@ from session_recall.core.digest import digest
 from session_recall.core.index_names import consolidation_index, memory_index
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import Embedder
+from session_recall.indexer.enrichment.leases import SLICES, Leased
 from session_recall.indexer.enrichment.memories import MemoryRefused, MemoryWriter, SourceEvent
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
+from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
-from session_recall.indexer.leases import SLICES, Leased
-from session_recall.indexer.slices import Slice, slices_query
 from session_recall.indexer.tombstones import create_unless_exists
 
 log = logging.getLogger(__name__)
@@ -229,7 +230,7 @@ class Consolidator:
         query = {
             "bool": {
                 "filter": [
-                    {"term": {"user_id": user}},
+                    *user_filter(user),
                     {"bool": {"should": clauses, "minimum_should_match": 1}},
                 ]
             }
@@ -259,7 +260,7 @@ class Consolidator:
         """The user's current memories that have a subject, newest first (bounded)."""
         query = {
             "bool": {
-                "filter": [{"term": {"user_id": user}}, {"exists": {"field": "subject"}}],
+                "filter": [*user_filter(user), {"exists": {"field": "subject"}}],
                 "must_not": [{"exists": {"field": "valid_to"}}],
             }
         }

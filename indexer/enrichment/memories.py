@@ -47,6 +47,7 @@ from session_recall.core.kept_memories import (
 )
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.core.stems import stems
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
 from session_recall.indexer.errors import IndexerError, PrivilegeMissing, refusal_reason
 
@@ -191,7 +192,7 @@ class MemoryWriter:
         query = {
             "bool": {
                 "filter": [
-                    {"term": {"user_id": self.user_id}},
+                    *user_filter(self.user_id),
                     {"terms": {"event_id": list(event_ids)}},
                 ]
             }

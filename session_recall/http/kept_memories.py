@@ -31,8 +31,8 @@ from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
 from session_recall.indexer.enrichment.consolidation import Consolidator, in_background
+from session_recall.indexer.enrichment.leases import Leased
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
-from session_recall.indexer.leases import Leased
 from session_recall.recall import MemoriesPage, MemoriesResult
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for

@@ -14,7 +14,7 @@ from session_recall.core.instant import Instant
 from session_recall.http import create_app
 from session_recall.indexer import Event, Submission, Writer
 from session_recall.indexer.enrichment.consolidation import ConsolidationSummary, Consolidator
-from session_recall.indexer.leases import Leased
+from session_recall.indexer.enrichment.leases import Leased
 
 pytestmark = pytest.mark.integration
 
