@@ -283,8 +283,8 @@ class MemoryWriter:
             return SavedMemory(memory=Memory.from_source(existing["_source"]), created=False)
         superseded = []
         for hit in old:
-            if hit["_id"] == new_id or hit["_source"].get("superseded_by"):
-                continue
+            if hit["_id"] == new_id or hit["_source"].get("valid_to"):
+                continue  # history already (superseded or retired): it stays as it is
             change = {"valid_to": valid_from.to_elasticsearch(), "superseded_by": new_id}
             if self._update(hit, change, lenient=True):
                 superseded.append(str(hit["_id"]))
