@@ -36,7 +36,12 @@ from session_recall.core.order import event_order
 from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import Embedder
 from session_recall.indexer.enrichment.leases import SLICES, Leased
-from session_recall.indexer.enrichment.memories import MemoryRefused, MemoryWriter, SourceEvent
+from session_recall.indexer.enrichment.memories import (
+    MemoriesMissing,
+    MemoryRefused,
+    MemoryWriter,
+    SourceEvent,
+)
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
 from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
@@ -328,6 +333,12 @@ class Consolidator:
 
     def _ensure_index(self) -> None:
         if not self._ready:
+            if not self._client.indices.exists(index=memory_index(self._alias)):
+                raise MemoriesMissing(
+                    f"{self._alias!r} has no memories index: it was set up by an earlier "
+                    "release, or not at all.",
+                    hint="Run `session-recall setup` once; it makes it.",
+                )
             name = consolidation_index(self._alias)
             if not self._client.indices.exists(index=name):
                 create_unless_exists(self._client, name, mappings=_MAPPING, settings=_SETTINGS)

@@ -62,6 +62,10 @@ class MemoryRefused(IndexerError):
     kind = ErrorKind.CALLER
 
 
+class MemoriesMissing(IndexerError):
+    """The alias has no memories index (set up by an earlier release): run `setup`."""
+
+
 class MemoryNotFound(MemoryRefused):
     """No memory of this user has that id."""
 
@@ -153,6 +157,7 @@ class MemoryWriter:
         self._origin = origin
         self._contact_id = contact_id
         self._inbox_id = inbox_id
+        self._index_seen = False
 
     @_engine_errors
     def save_memory(
@@ -274,6 +279,7 @@ class MemoryWriter:
             if value is not None:
                 body[field] = value
         body.update(self._vector(text))
+        self._require_index()
         try:
             self._client.create(
                 index=self._index, id=new_id, routing=self.user_id, document=body, refresh=True
@@ -292,6 +298,18 @@ class MemoryWriter:
             self._client.indices.refresh(index=self._index)
         self._unless_erased(new_id, body["source_ids"])
         return SavedMemory(memory=Memory.from_source(body), created=True, superseded=superseded)
+
+    def _require_index(self) -> None:
+        """A create would make a missing index on the fly, without the memories'
+        mapping: an alias set up before memories existed is told to run `setup`."""
+        if self._index_seen:
+            return
+        if not self._client.indices.exists(index=self._index):
+            raise MemoriesMissing(
+                f"{self._alias!r} has no memories index: it was set up by an earlier release.",
+                hint="Run `session-recall setup` once; it makes it.",
+            )
+        self._index_seen = True
 
     def _source_ids(self, sources: Sequence[str]) -> list[str]:
         if isinstance(sources, str) or not isinstance(sources, Sequence):
@@ -389,6 +407,7 @@ class MemoryWriter:
 _LIST_THEM = "List this user's memories (`session-recall memories list`) for their ids."
 
 __all__ = [
+    "MemoriesMissing",
     "MemoryNotFound",
     "MemoryRefused",
     "MemoryWriter",
