@@ -22,7 +22,6 @@ from starlette.responses import Response
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.kept_memories import MAX_REASON_CHARS, Memory, MemoryKind
-from session_recall.embedders import embedder_for
 from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
@@ -76,7 +75,7 @@ def memories_group(services: Services) -> RouteGroup:
     reads, writes = services.lanes.reads, services.lanes.erasures
     settings, limits = services.settings, services.limits
     searchers = searchers_for(reads.client, settings, search_timeout=limits.read_deadline)
-    embedder = embedder_for(settings)
+    embedder = searchers.embedder  # one model for the queries and the statements
 
     def writer(user: str) -> MemoryWriter:
         return MemoryWriter(writes.client, settings.index, user_id=user, embedder=embedder)
