@@ -39,6 +39,7 @@ from session_recall.integrations.adk.events import (
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
+from session_recall.recall.arguments import has_word
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 from session_recall.recall.scope import required
 
@@ -148,8 +149,10 @@ class SessionRecallMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         user = memory_user(app_name, user_id)
-        if not query or not query.strip():
-            return SearchMemoryResponse()  # as ADK's services: nothing asked, nothing found
+        if not query or not has_word(query):
+            # As ADK's services: nothing asked, nothing found. PreloadMemoryTool asks
+            # with the user's message as it is, which may be "?" alone.
+            return SearchMemoryResponse()
         # PreloadMemoryTool asks with the user's whole message, which may run past
         # memory_search's limit: its start is searched rather than nothing.
         query = query[:MAX_QUERY_CHARS]
