@@ -13,7 +13,8 @@ within the deadline with an error that names the next step.
   processes that add the same new memory at the same moment may each find no copy,
   and store one each.)
 - `search_memory` answers with `memory_search`, in the service's mode (by default the
-  settings': hybrid with an embedder, keyword without one).
+  settings': hybrid with an embedder, keyword without one), its texts bounded as every
+  tool's answer is (`tools.bounds`).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
   id, through the erasure path: tombstones keep replays out.
 """
@@ -42,6 +43,7 @@ from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall.arguments import has_word
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 from session_recall.recall.scope import required
+from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
@@ -160,7 +162,8 @@ class SessionRecallMemoryService(BaseMemoryService):
         result = await asyncio.to_thread(
             lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
         )
-        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in result.hits])
+        bounded = bounded_memory(result, OutputBounds.of(self.settings))
+        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in bounded.hits])
 
     def close(self) -> None:
         """Stop this service's part of the background enrichment and close its client
