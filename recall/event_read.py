@@ -8,6 +8,7 @@ always one.
 
 from elasticsearch import Elasticsearch
 
+from session_recall.core.user_filter import user_filter
 from session_recall.recall import transport
 from session_recall.recall.page import RecallPage
 from session_recall.recall.pager import item_of
@@ -22,9 +23,7 @@ MAX_COPIES = 10
 def event_body(*, user_id: str, event_id: str) -> Body:
     """The user's events of id `event_id`, whole, oldest first."""
     return {
-        "query": {
-            "bool": {"filter": [{"term": {"user_id": user_id}}, {"term": {"event_id": event_id}}]}
-        },
+        "query": {"bool": {"filter": user_filter(user_id, event_id=event_id)}},
         "sort": SORT,
         "track_total_hits": False,
         "_source": READ_SOURCE,
