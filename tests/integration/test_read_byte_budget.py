@@ -4,7 +4,9 @@ node such reads tripped the parent circuit breaker. Now a page ends where the ne
 event would not fit, its cursor going on, and every event comes exactly once."""
 
 from collections.abc import Iterator
+from typing import Any
 
+import orjson
 import pytest
 from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
@@ -30,6 +32,28 @@ def _tripped(es: Elasticsearch) -> int:
         for node in stats["nodes"].values()
         for breaker in node["breakers"].values()
     )
+
+
+class Measured:
+    """A seam around the client: it notes the bytes of each answer Elasticsearch gives
+    (what the node builds in its heap for it) and passes it on unchanged."""
+
+    def __init__(self, es: Elasticsearch) -> None:
+        self._es = es
+        self.answers: list[int] = []
+
+    def search(self, **request: Any) -> Any:
+        return self._noted(self._es.search(**request))
+
+    def msearch(self, **request: Any) -> Any:
+        return self._noted(self._es.msearch(**request))
+
+    def _noted(self, response: Any) -> Any:
+        self.answers.append(len(orjson.dumps(response.body)))
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._es, name)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +106,8 @@ def test_ten_4_mb_payloads_read_page_by_page_over_http_stay_within_the_budget(
 
 @pytest.mark.parametrize("page_bytes", [1, PAYLOAD_BYTES + 1000, 3 * PAYLOAD_BYTES + 3000])
 def test_every_event_comes_once_whatever_the_budget(es: Elasticsearch, pays: str, page_bytes: int):
-    reader = Searchers(es, pays, KEY, page_bytes=page_bytes).conversation(
+    client = Measured(es)
+    reader = Searchers(client, pays, KEY, page_bytes=page_bytes).conversation(  # type: ignore[arg-type]
         user_id="erin", session_id="pays", page_size=4
     )
     seen: list[str] = []
@@ -97,6 +122,8 @@ def test_every_event_comes_once_whatever_the_budget(es: Elasticsearch, pays: str
             break
         page = reader.read(cursor=page.next_cursor)
     assert seen == [f"pay-{i}" for i in range(EVENTS)]
+    # No answer of Elasticsearch holds much more than the budget, or one event.
+    assert max(client.answers) <= max(page_bytes, PAYLOAD_BYTES + 1000) + SLACK, client.answers
 
 
 def test_a_search_leaves_the_payloads_out(es: Elasticsearch, pays: str):
