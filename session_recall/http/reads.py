@@ -60,8 +60,12 @@ Read = Callable[[Searchers, dict[str, str], Any], BaseModel]
 def reads_group(services: Services) -> RouteGroup:
     # In the reads lane, as recall: never in the way of writes, answered in time.
     lane = services.lanes.reads
+    limits = services.limits
     searchers = searchers_for(
-        lane.client, services.settings, search_timeout=services.limits.read_deadline
+        lane.client,
+        services.settings,
+        search_timeout=limits.read_deadline,
+        page_bytes=limits.max_page_bytes,
     )
 
     def endpoint(
@@ -115,8 +119,9 @@ def reads_group(services: Services) -> RouteGroup:
                 "Read a session's events",
                 "Every event of one session, oldest first, whole (payload included); "
                 "`next_cursor`, passed as `cursor`, gives the next page. A page is bounded "
-                f"by bytes as well (about {DEFAULT_PAGE_BYTES // 2**20} MiB of events): one "
-                "of large events ends early, its cursor going on.",
+                "by bytes as well (`serve --max-page-bytes`, "
+                f"{DEFAULT_PAGE_BYTES // 2**20} MiB by default): one of large events ends "
+                "early, its cursor going on.",
             ),
             EVENT: _operation(
                 EVENT,

@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from session_recall.config import Settings
 from session_recall.http import create_app
+from session_recall.http.limits import ServeLimits
 from session_recall.recall import DEFAULT_PAGE_BYTES, Searchers
 from tests.support.events import event, write_events
 
@@ -102,6 +103,16 @@ def test_ten_4_mb_payloads_read_page_by_page_over_http_stay_within_the_budget(
     assert len(sizes) > 1  # the page was shortened, and its cursor went on
     assert seen == [f"pay-{i}" for i in range(EVENTS)]  # each once, in order
     assert _tripped(es) == tripped
+
+
+def test_serve_takes_its_page_bytes(es_url: str, pays: str, tmp_path):
+    settings = Settings(
+        ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=pays, SESSION_RECALL_HOME=tmp_path
+    )
+    limits = ServeLimits(max_page_bytes=3 * PAYLOAD_BYTES + 3000)
+    with TestClient(create_app(settings, enrich=False, limits=limits)) as web:
+        page = web.get("/v1/users/erin/sessions/pays/events", params={"page_size": 10})
+    assert [item["event_id"] for item in page.json()["items"]] == ["pay-0", "pay-1", "pay-2"]
 
 
 @pytest.mark.parametrize("page_bytes", [1, PAYLOAD_BYTES + 1000, 3 * PAYLOAD_BYTES + 3000])
