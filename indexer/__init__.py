@@ -3,6 +3,8 @@
 Library first: `ingest` (NDJSON lines), `Writer` (any events), `Batcher` (merges
 concurrent callers) and `erase` (a scope, with its tombstone) return pydantic models.
 `enrich` adds what an event gains after it is stored: stems, context and vectors.
+`MemoryWriter` keeps a user's memories (with their source events); `Consolidator`
+mines a user's new events into them.
 The CLI (`session-recall ingest|serve|delete|embed`) and the HTTP endpoints are thin
 adapters over them.
 """
@@ -18,6 +20,14 @@ from session_recall.indexer.enrichment import (
     follow,
     pending,
     refused,
+)
+from session_recall.indexer.enrichment.consolidation import ConsolidationSummary, Consolidator
+from session_recall.indexer.enrichment.memories import (
+    MemoriesMissing,
+    MemoryNotFound,
+    MemoryRefused,
+    MemoryWriter,
+    SavedMemory,
 )
 from session_recall.indexer.erasure import (
     ErasurePreview,
@@ -51,6 +61,8 @@ __all__ = [
     "AliasMissing",
     "Batcher",
     "BatchingOptions",
+    "ConsolidationSummary",
+    "Consolidator",
     "DeadLetter",
     "Enricher",
     "EnrichmentSummary",
@@ -64,12 +76,17 @@ __all__ = [
     "IngestSummary",
     "InvalidEvent",
     "Line",
+    "MemoriesMissing",
+    "MemoryNotFound",
+    "MemoryRefused",
+    "MemoryWriter",
     "Overloaded",
     "Parsed",
     "Position",
     "Refresh",
     "Rejected",
     "RetryPolicy",
+    "SavedMemory",
     "Scope",
     "Status",
     "Submission",
