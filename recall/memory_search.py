@@ -74,6 +74,12 @@ CONTEXT_OF = "context_of"
 RANK_WINDOW = 50
 
 
+def default_mode_for(embedder_configured: bool) -> SearchMode:
+    """What memory_search does when no mode is asked for: hybrid with an embedder,
+    keyword without one (every surface that reports the mode asks this)."""
+    return "hybrid" if embedder_configured else "keyword"
+
+
 class MemorySearcher:
     """Searches all sessions of the user it is built for by relevance, and no one else's."""
 
@@ -103,8 +109,9 @@ class MemorySearcher:
 
     @property
     def default_mode(self) -> SearchMode:
-        return "keyword" if self._embedder is None else "hybrid"
+        return default_mode_for(self._embedder is not None)
 
+    # Its arguments are `MemoryRequest.parse`'s, spelled out for the reference pages.
     def search(
         self,
         query: str,
@@ -258,7 +265,8 @@ class MemorySearcher:
         return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
 
     def _msearch(self, searches: "Searches") -> list[Body]:
-        """Each search's answer, in one round trip."""
+        """Each search's answer, in one round trip. Sync/async twin of
+        `AsyncMemorySearcher._amsearch`."""
         answers = transport.msearch(
             self._client,
             alias=self._alias,
@@ -300,6 +308,7 @@ class AsyncMemorySearcher(MemorySearcher):
         return await self.answer(MemoryRequest.parse(query, **options))
 
     async def answer(self, request: MemoryRequest) -> MemorySearchResult:  # type: ignore[override]
+        # Sync/async twin of `_drive`: the same loop over the plan, its requests awaited.
         vector, notice = await asyncio.to_thread(self._query_vector, request)
         plan = self._plan(request, vector, notice)
         try:
@@ -314,6 +323,7 @@ class AsyncMemorySearcher(MemorySearcher):
         raise TypeError("AsyncMemorySearcher has no sync client: await its search")
 
     async def _amsearch(self, searches: Searches) -> list[Body]:
+        # Sync/async twin of `MemorySearcher._msearch`.
         answers = await transport.amsearch(
             self._async_client,
             alias=self._alias,

@@ -27,8 +27,8 @@ from session_recall.recall import (
     MemoryRequest,
     MemorySearchResult,
     RecallItem,
+    required,
 )
-from session_recall.recall.scope import required
 
 
 class SessionRecallRetriever(BaseRetriever):
