@@ -56,8 +56,7 @@ class Recipe:
 
 
 # What memory_search does unless told otherwise: session-level scoring at 0.2 over each
-# session's three best. With e5-small on LoCoMo's dev split it lifted turn recall@10
-# from 0.750-0.752 to 0.760-0.763 and session hit@1 from 0.705-0.709 to 0.712-0.716
-# (five runs), multi-hop's recall@10 0.014 lower; the other steps cost more than they
-# gave, or broke a bound (BENCHMARKS.md, "memory_search on LoCoMo").
+# session's three best, the one step whose figures on LoCoMo's dev split earned it a
+# place; the others cost more than they gave, or broke a bound (BENCHMARKS.md,
+# "memory_search on LoCoMo").
 DEFAULT_RECIPE = Recipe(session_weight=0.2, session_top=3)
