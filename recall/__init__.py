@@ -9,7 +9,8 @@ look for and which page:
 - `CrossConversationSearcher`: a contact's recent conversations in one inbox, within
   one user.
 
-`SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
+`EventReader` reads a user's events whole by their id (what a tool's bounded answer
+cut). `SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
 last instant, number of events), a page at a time.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
@@ -24,7 +25,7 @@ only ever runs searches: it never writes, deletes or runs scripts.
 """
 
 from session_recall.recall.adk_scope import memory_user
-from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
+from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode, has_word
 from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import (
@@ -55,6 +56,7 @@ from session_recall.recall.errors import (
     TermTooLong,
     TooManyTerms,
 )
+from session_recall.recall.event_read import EventReader
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -72,7 +74,7 @@ from session_recall.recall.memory_search import (
     default_mode_for,
 )
 from session_recall.recall.page import RecallItem, RecallPage
-from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.pager import DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from session_recall.recall.scope import required
 from session_recall.recall.searchers import Searchers
 from session_recall.recall.session_events import SessionEvents, stored_instants
@@ -82,6 +84,7 @@ __all__ = [
     "DEFAULT_CONTEXT",
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK_DAYS",
+    "DEFAULT_PAGE_BYTES",
     "DEFAULT_PAGE_SIZE",
     "MAX_CONTEXT",
     "MAX_LIMIT",
@@ -99,6 +102,7 @@ __all__ = [
     "CrossSessionSearcher",
     "CursorMismatch",
     "EmptyQuery",
+    "EventReader",
     "IndexNotFound",
     "InvalidCursor",
     "InvalidLimit",
@@ -130,6 +134,7 @@ __all__ = [
     "TermTooLong",
     "TooManyTerms",
     "default_mode_for",
+    "has_word",
     "load_cursor_key",
     "memory_user",
     "required",
