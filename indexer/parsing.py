@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
+from session_recall.core.echo import ECHO_CHARS, echoed
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.indexer.event import ID_TOO_LONG, Event
 
@@ -173,7 +174,7 @@ def explain(err: ValidationError) -> str:
     """All of a validation error's problems as one line, with field names as sent."""
     problems = []
     for error in err.errors(include_url=False):
-        where = _place(error["loc"])
+        where = echoed(_place(error["loc"]))  # a key of any length may be named
         kind = error["type"]
         if kind == "default_factory_not_called":
             continue  # the derived id, not derived because another field is wrong
@@ -196,6 +197,10 @@ def explain(err: ValidationError) -> str:
             )
         else:
             message = str(error["msg"]).removeprefix("Value error, ").rstrip(".")
+            given = error.get("input")
+            if isinstance(given, str) and len(given) > ECHO_CHARS:
+                # A validator that quotes the value it refused (an instant's): cut.
+                message = message.replace(repr(given), repr(echoed(given)))
             problems.append(f"{_BY_ALIAS.get(where, where)}: {message}")
     return "; ".join(problems)
 
