@@ -14,6 +14,7 @@ from session_recall.core import strict_json
 from session_recall.core.echo import ECHO_CHARS, echoed
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.indexer.event import ID_TOO_LONG, Event
+from session_recall.indexer.truncation import CUT_TYPES, cut
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
@@ -41,6 +42,13 @@ class EventLimits(BaseModel):
     migration of older histories widens it (`--max-age-days`)."""
 
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+    truncate_types: tuple[str, ...] = Field(
+        default=(),
+        description="Event types whose text over the text limit is stored cut (its head "
+        "and tail, and `truncated`: the size sent) rather than refused, besides "
+        f"{', '.join(sorted(CUT_TYPES))}; give the flag once per type, or separate them "
+        "by spaces in the variable.",
+    )
     max_age_days: int = Field(
         default=DEFAULT_MAX_AGE_DAYS,
         ge=1,
@@ -54,6 +62,10 @@ class EventLimits(BaseModel):
         le=MAX_AGE_DAYS_LIMIT * 86_400,
         description="Events stamped more than this many seconds after now are refused.",
     )
+
+    def cuts(self, event_type: str) -> bool:
+        """Whether an event of `event_type` over the text limit is cut, not refused."""
+        return event_type in CUT_TYPES or event_type in self.truncate_types
 
     def window_problem(self, nanos: int, now_nanos: int) -> str | None:
         """Why an event stamped at `nanos` is outside the window, or None."""
@@ -126,7 +138,9 @@ def _parse_object(value: Any, limits: EventLimits | None) -> Parsed | Rejected:
     # short text (a character is at most 4 bytes in UTF-8), which most are.
     text = event.text
     if len(text) * 4 > limit and _over(text, limit):
-        return Rejected(value, _too_long(limit))
+        if not limits.cuts(event.type):
+            return Rejected(value, _too_long(limit))
+        event = cut(event, limit)  # tool output: kept, cut (`truncation`)
     outside = limits.window_problem(event.timestamp.nanos, time.time_ns())
     if outside is not None:
         return Rejected(value, outside)
