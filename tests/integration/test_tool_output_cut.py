@@ -69,8 +69,9 @@ def test_a_2_mb_tool_result_is_stored_cut_over_http_and_a_2_mb_message_refused(
     _stored_cut(es, settings.index, "t-1")
     assert stored(es, settings.index, event_id="m-1") == 0
     assert found.status_code == 200, found.text[:500]
-    [hit] = found.json()
-    assert hit["type"] == "tool_result" and TAIL in hit["text"], hit
+    [hit] = found.json()  # found by the word of its tail
+    assert (hit["type"], hit["eventId"]) == ("tool_result", "t-1"), hit
+    assert hit["text"].startswith(HEAD)
 
 
 def _ingest(settings: Settings, source: Path, *more: str) -> Result:
