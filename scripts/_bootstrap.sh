@@ -17,7 +17,7 @@ fi
 # The install's stamp: pyproject.toml, the extras asked for and the interpreter. When
 # .venv holds the install it names, nothing is installed again (the checkout itself is
 # installed editable, so a change to its code needs no install).
-EXTRAS="${EXTRAS:-test,adk,local,openai-agents,langchain,docs,otel}"
+EXTRAS="${EXTRAS:-test,adk,openai-agents,langchain,docs,otel}"
 INSTALL_STAMP="$(
   {
     cat pyproject.toml

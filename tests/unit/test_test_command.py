@@ -7,6 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -29,6 +31,7 @@ def test_help_prints_its_own_usage_and_installs_nothing(tmp_path: Path):
         assert not (tmp_path / ".venv").exists()
 
 
+@pytest.mark.slow  # two runs of pytest: left out of the fast tier it checks
 def test_fast_runs_the_unit_tier_alone_and_installs_only_what_changed():
     """A second `--fast` finds the install stamped: nothing is installed, linted,
     type-checked or built, and the unit tests asked for run."""
