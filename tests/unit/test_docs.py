@@ -79,7 +79,6 @@ def test_every_example_runs_or_says_why_not():
     assert sum(b.runs for b in found) >= 15  # the pages' examples are found at all
 
 
-@pytest.mark.slow  # the docs step: `scripts/test --fast` leaves it out
 def _default_cells(html: str) -> dict[str, set[str]]:
     """Each option's cells of the Default column, from the CLI page's option tables."""
     cells: dict[str, set[str]] = {}
@@ -91,6 +90,7 @@ def _default_cells(html: str) -> dict[str, set[str]]:
     return cells
 
 
+@pytest.mark.slow  # the docs step: `scripts/test --fast` leaves it out
 def test_the_reference_pages_are_generated_from_the_code(tmp_path):
     """`mkdocs build --strict` passes, and the CLI and HTTP references hold every
     command's options and every path as the code defines them now: an option added to
