@@ -21,7 +21,7 @@ import yaml
 
 from session_recall.core.errors import ConfigurationError
 from session_recall.node import account
-from session_recall.security.roles import ROLES, Role, descriptor, role_name
+from session_recall.security.roles import ROLES, Role, descriptor, role_name, yml_document
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_NAME = 64
@@ -93,7 +93,7 @@ class FileRealm:
         defined = found if isinstance(found, dict) else {}
         for role in ROLES:
             defined[role_name(alias, role)] = descriptor(alias, role)
-        text = yaml.safe_dump(defined, sort_keys=True, width=1000)
+        text = yml_document(dict(sorted(defined.items())))
         for config in self.configs:
             _replace(config / "roles.yml", text)
 

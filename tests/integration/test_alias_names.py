@@ -61,9 +61,7 @@ def test_the_message_names_the_option_and_the_whole_rule():
     assert "--index" in done.stderr and "no dash before a digit" in done.stderr
 
 
-def test_a_search_of_an_alias_not_set_up_says_how_to_set_that_one_up(
-    es_url: str, tmp_path: Path
-):
+def test_a_search_of_an_alias_not_set_up_says_how_to_set_that_one_up(es_url: str, tmp_path: Path):
     missing = f"t_unset_{uuid.uuid4().hex[:8]}"
     for command in (["search", "--user", "u", "x"], ["memory-search", "--user", "u", "x"]):
         done = CliRunner().invoke(

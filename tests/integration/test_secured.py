@@ -579,6 +579,37 @@ def test_users_made_on_the_command_line_work_at_once_and_go_when_deleted(
     assert yaml.safe_load(shown.stdout) == mine
 
 
+@pytest.mark.parametrize("length", [118, 200])
+def test_a_long_alias_gets_roles_that_load_and_work(secured: Secured, length: int) -> None:
+    """roles.yml once held a role name of 128 characters or more in YAML's `? key` form:
+    Elasticsearch skipped the role ("invalid role definition"), and `setup` got 403."""
+    alias = f"long_{length}_".ljust(length, "x")
+    env = {"SESSION_RECALL_HOME": str(home_for_tests()), "SESSION_RECALL_INDEX": alias}
+    name = f"long-admin-{length}"
+    made = CliRunner().invoke(
+        main, ["users", "create", "--role", "admin", "--name", name, "--node", NODE], env=env
+    )
+    assert made.exit_code == 0, made.output
+    lines = dict(line.split("=", 1) for line in made.stdout.splitlines())
+    admin = Elasticsearch(
+        secured.url,
+        basic_auth=(lines["ELASTICSEARCH_USERNAME"], lines["ELASTICSEARCH_PASSWORD"]),
+        ca_certs=str(secured.ca),
+    )
+    assert wait_until(lambda: authenticates(admin, alias), timeout=60), (
+        secured.node.node_dir / "config" / "roles.yml"
+    ).read_text()[-2000:]
+    user_env = {
+        **secured.env("admin"),
+        "ELASTICSEARCH_USERNAME": lines["ELASTICSEARCH_USERNAME"],
+        "ELASTICSEARCH_PASSWORD": lines["ELASTICSEARCH_PASSWORD"],
+        "SESSION_RECALL_INDEX": alias,
+    }
+    set_up = CliRunner().invoke(main, ["setup"], env=user_env)
+    assert set_up.exit_code == 0, set_up.output
+    assert admin.indices.exists_alias(name=alias)
+
+
 def test_no_output_or_log_shows_a_password(
     secured: Secured, caplog: pytest.LogCaptureFixture
 ) -> None:
