@@ -8,19 +8,17 @@ Passwords are generated here, hashed with bcrypt (the `$2a$` form Elasticsearch
 reads), and shown once, to whoever made the user.
 """
 
-import fcntl
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import bcrypt
 import yaml
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.node import account
+from session_recall.node import account, lock
 from session_recall.security.roles import ROLES, Role, descriptor, role_name, yml_document
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
@@ -102,12 +100,8 @@ class FileRealm:
         for config in self.configs:
             _replace(config / file, text)
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.configs[0] / ".users.lock"
-        with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+    def _locked(self) -> AbstractContextManager[None]:
+        return lock.held(self.configs[0] / ".users.lock")
 
 
 def _check_name(name: str) -> None:
