@@ -105,6 +105,16 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
                 headers=as_ana,
             )
             assert bad.status_code == 422
+            # A caller's mistake that only the search finds: logged at info, unechoed.
+            undated = [
+                web.post(
+                    tool.format(user=USER, tool=name),
+                    json={"innerThought": "x", "query": "zanzibar", "since": "leakwordb-no-date"},
+                    headers=as_ana,
+                )
+                for name in ("memory_search", "cross_session_search")
+            ]
+            assert [answer.status_code for answer in undated] == [422, 422], undated[0].text
             other = web.post(
                 tool.format(user=OTHER_USER, tool="cross_session_search"),
                 json={"innerThought": "x", "query": "lighthouse tangerine"},
@@ -123,11 +133,14 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
     assert all(set(record) >= FIELDS for record in records), records[:3]
     assert any(record["request_id"] == "grep-req-1" for record in records), lines
     loud = [r for r in records if r["level"] in ("INFO", "WARNING", "ERROR", "CRITICAL")]
-    # The failed search's warning, written in a read lane's thread, names its request.
-    warned = [r for r in loud if r["level"] == "WARNING"]
-    assert [r["request_id"] for r in warned] == [mismatch.headers["x-request-id"]], lines
+    # Callers' mistakes are no warnings: each refused search is an info line, written in
+    # a read lane's thread, that names its request and the error's class alone.
+    assert [r for r in loud if r["level"] != "INFO"] == [], lines
+    refused_here = [r for r in loud if r["logger"] == "session_recall.tools.bound_tool"]
+    asked = [mismatch, *undated]
+    assert [r["request_id"] for r in refused_here] == [a.headers["x-request-id"] for a in asked]
     text = "\n".join(json.dumps(record) for record in loud).lower()
-    held = [operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS, cursor]
+    held = [operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS, cursor, "leakword"]
     held += [USER, OTHER_USER, SESSION, *EVENT_IDS]
     for secret in held:
         assert secret.lower() not in text, secret
