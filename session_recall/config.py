@@ -13,6 +13,7 @@ from session_recall.core.index_names import ALIAS_RULE, alias_problem
 from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
+from session_recall.security.tokens import PROVIDER_MAX_TTL_S
 
 DEFAULT_INDEX = "session-events"
 # Where `tokens issue` keeps the key serve's own tokens are signed with, under home.
@@ -76,6 +77,9 @@ class Settings(BaseSettings):
     idp_audience: str | None = Field(default=None, alias="SESSION_RECALL_IDP_AUDIENCE")
     idp_user_claim: str = Field(default="sub", min_length=1, alias="SESSION_RECALL_IDP_USER_CLAIM")
     idp_app_claim: str | None = Field(default=None, alias="SESSION_RECALL_IDP_APP_CLAIM")
+    # The longest a provider's token may have left to live, in seconds: one that expires
+    # later is refused (it cannot be revoked alone).
+    idp_max_ttl: int = Field(default=PROVIDER_MAX_TTL_S, ge=1, alias="SESSION_RECALL_IDP_MAX_TTL")
     # Semantic recall (see `session_recall.embedders`): a local transformer encoder by
     # default (e5-small, its weights fetched once by `session-recall setup`), the static
     # model where enrichment's lag matters more than recall, an OpenAI-compatible

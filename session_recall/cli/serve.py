@@ -81,6 +81,15 @@ from session_recall.observability.logs import LogFormat
     "user alone.",
 )
 @click.option(
+    "--idp-max-ttl",
+    type=click.IntRange(min=1),
+    envvar="SESSION_RECALL_IDP_MAX_TTL",
+    show_envvar=True,
+    metavar="SECONDS",
+    help="The longest a provider's token may have left to live; one that expires later is "
+    "refused.  [default: 86400, a day]",
+)
+@click.option(
     "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
     envvar="SESSION_RECALL_REFRESH",
     help="When POST /v1/events answers by default: once stored (false; searchable within "
@@ -124,6 +133,7 @@ def serve(
     idp_audience: str | None,
     idp_user_claim: str | None,
     idp_app_claim: str | None,
+    idp_max_ttl: int | None,
     metrics: bool,
     protect_metrics: bool,
     log_format: LogFormat,
@@ -163,6 +173,7 @@ def serve(
         idp_audience=idp_audience,
         idp_user_claim=idp_user_claim,
         idp_app_claim=idp_app_claim,
+        idp_max_ttl=idp_max_ttl,
     )
     tokens = user_tokens(settings)
     if log_format == "json":  # from the first line on: what is said before uvicorn starts too

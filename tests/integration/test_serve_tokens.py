@@ -6,15 +6,18 @@ alice on every route of the OpenAPI document, and never reads, writes nor erases
 nor key."""
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import jwt
 import pytest
 from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
 
 from session_recall.config import Settings
+from session_recall.core.key_file import read_key
 from session_recall.http import create_app
 from session_recall.indexer.tombstones import tombstone_index
 from session_recall.node import wait_until
@@ -134,6 +137,7 @@ def served(
         "SESSION_RECALL_IDP_JWKS_URL": idp.jwks_url,
         "SESSION_RECALL_IDP_ISSUER": ISSUER,
         "SESSION_RECALL_IDP_AUDIENCE": AUDIENCE,
+        "SESSION_RECALL_IDP_MAX_TTL": "7200",  # the provider's tokens: two hours at most
     }
     issued = _issue(env, "--user", "alice", "--can", "read,write")
     with serving(
@@ -181,6 +185,45 @@ def test_serve_takes_issued_and_provider_tokens_for_their_users_alone(
     answer = _post(process, tool.format("u-carol"), wrong)
     assert answer.status_code == 401
     assert "audience" in answer.json()["error"]
+
+
+def test_a_token_whose_expiry_is_no_number_or_too_far_is_refused(
+    served: tuple[Served, str], idp: IdentityProvider, module_alias: str
+):
+    """PyJWT reads an `exp` of digits in a string as a number, and checks no lifetime:
+    a token signed with serve's key, or the provider's, lived as long as it said."""
+    process, _alice = served
+    key = read_key(process.log.parent / "home" / "token.key", lost="")
+    now = int(time.time())
+    own = {
+        "iss": "session-recall", "aud": audience_for(module_alias), "sub": "alice",
+        "scope": "read", "iat": now,
+    }  # fmt: skip
+    century = now + 100 * 365 * 86400
+    tool = "/v1/users/{}/tools/cross_session_search"
+    cases = {
+        "own, exp a string": (jwt.encode({**own, "exp": str(now + 600)}, key), "alice", "'exp'"),
+        "own, 100 years": (jwt.encode({**own, "exp": century}, key), "alice", "30 days"),
+        "own, iat a string": (
+            jwt.encode({**own, "iat": str(now), "exp": now + 600}, key),
+            "alice",
+            "'iat'",
+        ),
+        "provider, exp a string": (idp.sign(idp.claims(exp=str(now + 600))), "u-alice", "'exp'"),
+        "provider, 100 years": (idp.sign(idp.claims(exp=century)), "u-alice", "2 hours"),
+        "provider, 3 hours": (idp.sign(idp.claims(exp=now + 3 * 3600)), "u-alice", "2 hours"),
+    }
+    for case, (token, user, said) in cases.items():
+        answer = _post(process, tool.format(user), token)
+        assert answer.status_code == 401, (case, answer.text)
+        assert said in answer.json()["error"], (case, answer.text)
+    # Within the bounds, the same tokens are taken.
+    assert (
+        _post(process, tool.format("alice"), jwt.encode({**own, "exp": now + 600}, key)).status_code
+        == 200
+    )
+    in_time = idp.sign(idp.claims(exp=now + 3600))
+    assert _post(process, tool.format("u-alice"), in_time).status_code == 200
 
 
 def test_no_token_nor_key_appears_in_serves_log(
