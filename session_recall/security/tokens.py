@@ -52,6 +52,21 @@ KEY_SET_TIMEOUT_S = 5.0
 SCOPE_CLAIM = "scope"
 
 
+# The operator token reaches every user with every action, and is compared as given:
+# a value a guess could find is refused (`operator_token_problem`).
+MIN_OPERATOR_TOKEN_CHARS = 16
+MIN_OPERATOR_TOKEN_DISTINCT = 8
+
+
+def operator_token_problem(token: str) -> str | None:
+    """Why `token` is too weak to be the operator token, or None."""
+    if len(token) < MIN_OPERATOR_TOKEN_CHARS:
+        return f"it has {len(token)} characters, fewer than {MIN_OPERATOR_TOKEN_CHARS}"
+    if len(set(token)) < MIN_OPERATOR_TOKEN_DISTINCT:
+        return f"it repeats fewer than {MIN_OPERATOR_TOKEN_DISTINCT} distinct characters"
+    return None
+
+
 class Action(StrEnum):
     """What a token may do for its user."""
 

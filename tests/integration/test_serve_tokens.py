@@ -262,3 +262,50 @@ def test_serve_warns_at_start_when_it_takes_no_token(
             "Warning: serving without any token: every local process can read, write and "
             "erase every user's events." in served.log_text()
         )
+
+
+@pytest.mark.parametrize("weak", ["a", "operator", "aaaaaaaaaaaaaaaaaaaa", "abababababababababab"])
+def test_serve_refuses_a_weak_operator_token(
+    es_url: str, module_alias: str, tmp_path: Path, weak: str
+):
+    done = _serve(es_url, module_alias, tmp_path, env={"SESSION_RECALL_TOKEN": weak})
+    assert done.returncode == 3, done.stderr
+    assert "The operator token (SESSION_RECALL_TOKEN) is too weak" in done.stderr
+    assert len(weak) < 16 or weak not in done.stderr  # never echoed
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_off_loopback_takes_no_token_unless_told_so(
+    es_url: str, module_alias: str, tmp_path: Path
+):
+    refused = _serve(es_url, module_alias, tmp_path, "--host", "0.0.0.0")
+    assert refused.returncode == 3, refused.stderr
+    assert "serve would listen on 0.0.0.0 without any token" in refused.stderr
+    assert "--allow-no-token" in refused.stderr
+    told = {"SESSION_RECALL_HOST": "0.0.0.0", "SESSION_RECALL_ALLOW_NO_TOKEN": "1"}
+    with serving(es_url=es_url, alias=module_alias, folder=tmp_path, env=told) as served:
+        assert httpx.get(f"{served.url}/healthz", timeout=10).status_code == 200
+        assert "anyone who can reach 0.0.0.0 can read, write and erase" in served.log_text()
+
+
+def _serve(
+    es_url: str, alias: str, folder: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A serve that should refuse to start: it would answer on a free port otherwise."""
+    import os
+
+    from tests.support.network import free_port
+
+    settings = {
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": alias,
+        "SESSION_RECALL_HOME": str(folder / "home"),
+        **(env or {}),
+    }
+    return subprocess.run(
+        ["session-recall", "serve", "--port", str(free_port()), *args],
+        env={**os.environ, **settings},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
