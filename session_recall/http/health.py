@@ -65,7 +65,7 @@ def health_group(services: Services) -> RouteGroup:
             reason = err.message
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         if not exists:
-            reason = f"alias {alias!r} is missing; run `session-recall setup`"
+            reason = f"alias {alias!r} is missing; run `session-recall --index {alias} setup`"
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         states = [check() for check in services.write_health]
         for state in states:

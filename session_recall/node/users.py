@@ -29,8 +29,11 @@ class FileRealm:
     """The users and roles of the nodes whose config folders are `configs` (every
     node of a cluster holds the same files)."""
 
-    def __init__(self, configs: list[Path]) -> None:
+    def __init__(self, configs: list[Path], *, users_delete: str = "") -> None:
+        """`users_delete`: the command line that deletes a user of these nodes, NAME
+        standing for the user (a hint when a name is taken)."""
         self.configs = configs
+        self._users_delete = users_delete or "session-recall users delete NAME"
 
     # -- reads -------------------------------------------------------------------
     def users(self) -> dict[str, list[str]]:
@@ -50,9 +53,10 @@ class FileRealm:
         hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(prefix=b"2a")).decode()
         with self._locked():
             if name in self.users():
+                delete = self._users_delete.replace(" NAME", f" {name}", 1)
                 raise ConfigurationError(
                     f"The user {name!r} exists.",
-                    hint=f"Pick another --name, or `session-recall users delete {name}` first.",
+                    hint=f"Pick another --name, or `{delete}` first.",
                 )
             self._put_roles(alias)
             users = dict(_pairs(self.configs[0] / "users"))
