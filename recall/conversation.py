@@ -5,6 +5,7 @@ from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
+from session_recall.core.user_filter import user_filter
 from session_recall.recall.arguments import checked_page, parse_phrase
 from session_recall.recall.page import RecallPage
 from session_recall.recall.pager import Pager, PagerOptions
@@ -33,7 +34,7 @@ class ConversationSearcher:
         session_id = required("session_id", session_id)
         self._scope = SearchScope(
             key=("conversation", alias, user_id, session_id),
-            pinned=(("user_id", user_id), ("session_id", session_id)),
+            pinned=tuple(user_filter(user_id, session_id=session_id)),
             routing=user_id,
         )
 
@@ -49,10 +50,14 @@ class ConversationSearcher:
 
         Not offered to models: the conversation tool only ever calls `search`. A
         cursor of a search does not carry over to a read, nor the other way round.
+        Each event comes whole, payload included, and a page is bounded by bytes as
+        well (`page_bytes`): a page of large events ends early, its cursor going on.
         """
-        return self._fetch(Criteria(()), page, cursor)
+        return self._fetch(Criteria(()), page, cursor, whole=True)
 
-    def _fetch(self, criteria: Criteria, page: int, cursor: str | None) -> RecallPage:
+    def _fetch(
+        self, criteria: Criteria, page: int, cursor: str | None, *, whole: bool = False
+    ) -> RecallPage:
         page = checked_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
-        return self._pager.fetch(self._scope, criteria, page=page, state=state)
+        return self._pager.fetch(self._scope, criteria, page=page, state=state, whole=whole)

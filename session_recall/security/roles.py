@@ -42,6 +42,7 @@ COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
     "memory-search": ("recall",),
     "sessions": ("recall",),
     "show": ("recall",),
+    "show-event": ("recall",),
     "embed": ("enrich",),
     "setup": ("admin",),
     "delete": ("admin",),

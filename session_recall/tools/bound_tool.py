@@ -3,7 +3,8 @@
 `BoundTool.call(arguments)` takes the arguments exactly as a model sends them and
 returns a `ToolResult`: the reference's output string, or, whatever went wrong, one
 short line the model can act on (never a stack trace or an Elasticsearch error body)
-with `is_error` set, which MCP passes on as `isError`.
+with `is_error` set, which MCP passes on as `isError`. What it answers is bounded
+(`tools.bounds`), as its description says.
 """
 
 import logging
@@ -30,6 +31,7 @@ from session_recall.tools.arguments import (
     CrossSessionSearchArguments,
     MemorySearchArguments,
 )
+from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds, bounded_memory, bounded_page
 from session_recall.tools.definitions import (
     CONVERSATION_SEARCH,
     CROSS_CONVERSATION_SEARCH,
@@ -71,10 +73,17 @@ class BoundTool:
     # from the model's arguments.
     search: Callable[[Any, str | None], Result]
     with_session: bool = True
+    # How much text an answer holds: each event's, and all of them together.
+    bounds: OutputBounds = DEFAULT_BOUNDS
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def description(self) -> str:
+        """The spec's description, with the bounds this tool answers within."""
+        return self.spec.describe(self.bounds)
 
     def parse(self, arguments: Mapping[str, Any]) -> BaseModel:
         """Validated arguments, or a `ToolArgumentError` whose text a model can act on."""
@@ -84,14 +93,15 @@ class BoundTool:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
     def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
-        """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
+        """The typed page, its texts within the bounds, or a `SessionRecallError`
+        (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
         # Logged without innerThought, which stays private to the model; dumped only
         # when the line is written.
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s", self.name, args.model_dump(by_alias=True))
         try:
-            return self.search(args, cursor)
+            found = self.search(args, cursor)
         except SessionRecallError as err:
             if err.kind is ErrorKind.CALLER:
                 # The caller's to fix, and its answer says how; the message echoes the
@@ -103,6 +113,9 @@ class BoundTool:
         except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)
             raise ElasticsearchUnavailable(UNAVAILABLE) from None
+        if isinstance(found, MemorySearchResult):
+            return bounded_memory(found, self.bounds)
+        return bounded_page(found, self.bounds)
 
     def render(self, page: Result) -> str:
         if isinstance(page, MemorySearchResult):
@@ -139,24 +152,31 @@ def _describe(err: ValidationError, spec: ToolSpec) -> str:
     return f"{'; '.join(problems)}. {spec.name} takes: {allowed}; its scope is fixed."
 
 
-def cross_session_tool(searcher: CrossSessionSearcher) -> BoundTool:
+def cross_session_tool(
+    searcher: CrossSessionSearcher, *, bounds: OutputBounds = DEFAULT_BOUNDS
+) -> BoundTool:
     def search(args: CrossSessionSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(
             args.query, match=args.match_mode, since=args.since, page=args.page, cursor=cursor
         )
 
-    return BoundTool(CROSS_SESSION_SEARCH, search)
+    return BoundTool(CROSS_SESSION_SEARCH, search, bounds=bounds)
 
 
-def conversation_tool(searcher: ConversationSearcher) -> BoundTool:
+def conversation_tool(
+    searcher: ConversationSearcher, *, bounds: OutputBounds = DEFAULT_BOUNDS
+) -> BoundTool:
     def search(args: ConversationSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(args.query, page=args.page, cursor=cursor)
 
-    return BoundTool(CONVERSATION_SEARCH, search, with_session=False)
+    return BoundTool(CONVERSATION_SEARCH, search, with_session=False, bounds=bounds)
 
 
 def cross_conversation_tool(
-    searcher: CrossConversationSearcher, *, current_session_id: str | None
+    searcher: CrossConversationSearcher,
+    *,
+    current_session_id: str | None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> BoundTool:
     def search(args: CrossConversationSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(
@@ -167,10 +187,12 @@ def cross_conversation_tool(
             cursor=cursor,
         )
 
-    return BoundTool(CROSS_CONVERSATION_SEARCH, search)
+    return BoundTool(CROSS_CONVERSATION_SEARCH, search, bounds=bounds)
 
 
-def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTool:
+def memory_tool(
+    searcher: MemorySearcher, *, mode: str | None = None, bounds: OutputBounds = DEFAULT_BOUNDS
+) -> BoundTool:
     """memory_search; `mode` is the application's choice (default: the searcher's)."""
 
     def search(args: MemorySearchArguments, _cursor: str | None) -> MemorySearchResult:
@@ -184,4 +206,4 @@ def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTo
             context=args.context,
         )
 
-    return BoundTool(MEMORY_SEARCH, search)
+    return BoundTool(MEMORY_SEARCH, search, bounds=bounds)

@@ -2,7 +2,8 @@
 
 A compact JSON array of `{"sessionId","timestamp","type","text"}` objects in
 chronological order (`conversation_search` leaves out `sessionId`), or the sentence
-"No results found." Timestamps are rendered like Java's `Instant.toString`.
+"No results found." Timestamps are rendered like Java's `Instant.toString`. A row whose
+text was cut (`tools.bounds`) carries its `eventId` too, by which the whole event is read.
 """
 
 import json
@@ -21,7 +22,7 @@ def render_items(items: Iterable[RecallItem], *, with_session: bool = True) -> s
     for item in items:
         row: dict[str, Any] = {"sessionId": item.session_id} if with_session else {}
         row |= {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
-        rows.append(row)
+        rows.append(row if item.full_length is None else row | {"eventId": item.event_id})
     if not rows:
         return NO_RESULTS
     # Compact separators and raw UTF-8, as Jackson writes them in the reference. orjson

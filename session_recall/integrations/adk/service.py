@@ -13,7 +13,8 @@ within the deadline with an error that names the next step.
   processes that add the same new memory at the same moment may each find no copy,
   and store one each.)
 - `search_memory` answers with `memory_search`, in the service's mode (by default the
-  settings': hybrid with an embedder, keyword without one).
+  settings': hybrid with an embedder, keyword without one), its texts bounded as every
+  tool's answer is (`tools.bounds`).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
   id, through the erasure path: tombstones keep replays out.
 """
@@ -39,8 +40,10 @@ from session_recall.integrations.adk.events import (
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
+from session_recall.recall.arguments import has_word
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 from session_recall.recall.scope import required
+from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
@@ -148,8 +151,10 @@ class SessionRecallMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         user = memory_user(app_name, user_id)
-        if not query or not query.strip():
-            return SearchMemoryResponse()  # as ADK's services: nothing asked, nothing found
+        if not query or not has_word(query):
+            # As ADK's services: nothing asked, nothing found. PreloadMemoryTool asks
+            # with the user's message as it is, which may be "?" alone.
+            return SearchMemoryResponse()
         # PreloadMemoryTool asks with the user's whole message, which may run past
         # memory_search's limit: its start is searched rather than nothing.
         query = query[:MAX_QUERY_CHARS]
@@ -157,7 +162,8 @@ class SessionRecallMemoryService(BaseMemoryService):
         result = await asyncio.to_thread(
             lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
         )
-        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in result.hits])
+        bounded = bounded_memory(result, OutputBounds.of(self.settings))
+        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in bounded.hits])
 
     def close(self) -> None:
         """Stop this service's part of the background enrichment and close its client

@@ -14,14 +14,21 @@ from agents import FunctionTool
 
 from session_recall.recall import MemorySearcher
 from session_recall.tools.bound_tool import memory_tool
+from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 
 BAD_JSON = 'The arguments are not a JSON object; send them as one, e.g. {"query": "..."}.'
 
 
-def memory_search_tool(searcher: MemorySearcher, *, mode: str | None = None) -> FunctionTool:
+def memory_search_tool(
+    searcher: MemorySearcher,
+    *,
+    mode: str | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+) -> FunctionTool:
     """memory_search over `searcher`'s user, for an `Agent(tools=[...])`. `mode` is the
-    application's choice (default: the searcher's, hybrid with an embedder)."""
-    bound = memory_tool(searcher, mode=mode)
+    application's choice (default: the searcher's, hybrid with an embedder); `bounds`
+    how much text it answers with (`OutputBounds.of(settings)` for a deployment's own)."""
+    bound = memory_tool(searcher, mode=mode, bounds=bounds)
 
     async def invoke(_context: Any, arguments: str) -> str:
         try:
@@ -34,7 +41,7 @@ def memory_search_tool(searcher: MemorySearcher, *, mode: str | None = None) -> 
 
     return FunctionTool(
         name=bound.spec.name,
-        description=bound.spec.description,
+        description=bound.description,
         params_json_schema=bound.spec.json_schema(),
         on_invoke_tool=invoke,
         # Our schema has optional arguments, which the SDK's strict mode does not take.
