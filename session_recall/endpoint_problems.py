@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from elastic_transport import ApiResponseMeta, NodeConfig
 from elastic_transport import ConnectionError as TransportConnectionError
+from elastic_transport.client_utils import url_to_node_config
 from elasticsearch import ApiError, Elasticsearch, SSLError
 
 from session_recall.core.errors import ConfigurationError
@@ -32,6 +33,12 @@ def node_urls(client: Elasticsearch) -> list[str]:
     """The URLs of the nodes `client` was given, as ELASTICSEARCH_URL names them (never
     with credentials: a node's config holds none)."""
     return [_url(node.config) for node in client.transport.node_pool.all()]
+
+
+def configured_urls(urls: list[str]) -> list[str]:
+    """ELASTICSEARCH_URL's nodes as a message may name them: without the credentials a
+    URL may hold (`https://user:pass@host`)."""
+    return [_url(url_to_node_config(url)) for url in urls]
 
 
 def endpoint_problem(err: Exception, urls: list[str]) -> ConfigurationError | None:

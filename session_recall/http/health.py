@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from session_recall.config import Settings
 from session_recall.core.errors import ElasticsearchUnavailable
-from session_recall.endpoint_problems import endpoint_problem, foreign_answer, node_urls
+from session_recall.endpoint_problems import configured_urls, endpoint_problem, foreign_answer
 from session_recall.http.app import RouteGroup, Services, WriteHealth
 from session_recall.indexer.errors import refusal_reason
 
@@ -60,7 +60,8 @@ def health_group(services: Services) -> RouteGroup:
                 lambda: lane.client.indices.exists_alias(name=alias), what="answer"
             )
         except (ApiError, TransportError) as err:
-            reason = _unready(err, services.settings, node_urls(lane.client))
+            urls = configured_urls(services.settings.elasticsearch_urls())
+            reason = _unready(err, services.settings, urls)
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         except ElasticsearchUnavailable as err:  # the probe's deadline passed
             reason = err.message
