@@ -584,7 +584,9 @@ def test_next_steps_name_the_node_and_the_alias(secured: Secured) -> None:
     for the node 'default'; the hints of `users` forgot the node too."""
     home = str(home_for_tests())
     for_alias = ["--home", home, "--index", ALIAS]
-    started = CliRunner().invoke(main, [*for_alias, "node", "start", "--name", NODE, "--secure"])
+    # Without --secure: the node records its own secrets (the fixture's), which a start
+    # with --secure would replace by those of the home, restarting the node.
+    started = CliRunner().invoke(main, [*for_alias, "node", "start", "--name", NODE])
     assert started.exit_code == 0, started.output
     said = f"session-recall --home {home} --index {ALIAS} users create --role ROLE --node {NODE}"
     assert said in started.stderr, started.stderr
