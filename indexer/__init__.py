@@ -9,7 +9,9 @@ adapters over them.
 
 from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOptions, Refresh
 from session_recall.indexer.checkpoint import Position
+from session_recall.indexer.claiming import claim
 from session_recall.indexer.deadletter import DeadLetter
+from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.document import document_body, document_id, to_document
 from session_recall.indexer.enrichment import (
     Enricher,
@@ -22,6 +24,7 @@ from session_recall.indexer.enrichment import (
 from session_recall.indexer.erasure import (
     ErasurePreview,
     ErasureResult,
+    after_removal,
     erase,
     preview_erasure,
 )
@@ -39,7 +42,14 @@ from session_recall.indexer.errors import (
 from session_recall.indexer.event import Event, derived_event_id
 from session_recall.indexer.ingest import check_outputs, ingest
 from session_recall.indexer.lines import Line, follow_file, read_stream
-from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line, parse_object
+from session_recall.indexer.parsing import (
+    EventLimits,
+    Parsed,
+    Rejected,
+    explain,
+    parse_line,
+    parse_object,
+)
 from session_recall.indexer.results import EventResult, IngestSummary, Status
 from session_recall.indexer.retry import RetryPolicy
 from session_recall.indexer.scope import Scope
@@ -52,6 +62,7 @@ __all__ = [
     "Batcher",
     "BatchingOptions",
     "DeadLetter",
+    "Deadline",
     "Enricher",
     "EnrichmentSummary",
     "ErasureIncomplete",
@@ -80,12 +91,15 @@ __all__ = [
     "Writer",
     "WriterOptions",
     "Written",
+    "after_removal",
     "check_outputs",
+    "claim",
     "derived_event_id",
     "document_body",
     "document_id",
     "enrich",
     "erase",
+    "explain",
     "follow",
     "follow_file",
     "ingest",
