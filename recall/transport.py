@@ -201,7 +201,8 @@ def _refusal(status: int, kind: str, alias: str) -> Exception:
     if kind == "index_not_found_exception":
         return IndexNotFound(
             f"There is no index or alias {alias!r} to search.",
-            hint="Check SESSION_RECALL_INDEX, or run `session-recall setup`.",
+            hint=f"Check --index (SESSION_RECALL_INDEX), or run "
+            f"`session-recall --index {alias} setup`.",
         )
     if status == 503 and kind == "search_phase_execution_exception":
         # With partial results refused, a shard without a live copy ends up here.

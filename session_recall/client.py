@@ -1,7 +1,7 @@
 """Builds the Elasticsearch client every command uses, and checks the server first."""
 
-import re
 import ssl
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -20,6 +20,7 @@ from elasticsearch.serializer import NdjsonSerializer
 from session_recall.config import Settings
 from session_recall.core.access import BLOCKED, Role, blocked_hint, role_hint
 from session_recall.core.errors import ConfigurationError, ElasticsearchUnavailable
+from session_recall.endpoint_problems import endpoint_problem, node_urls
 from session_recall.indexer.errors import refusal_reason
 from session_recall.pins import elasticsearch_major
 
@@ -124,21 +125,17 @@ def failover_only(settings: Settings) -> dict[str, Any]:
     }
 
 
-# OpenSSL's words for a peer that answered a ClientHello with something not TLS (a
-# plain HTTP server): the version bytes it read were "HTTP/1.1 4..".
-_NOT_TLS = re.compile(
-    r"WRONG_VERSION_NUMBER|RECORD_LAYER_FAILURE|packet length too long|unknown protocol",
-    re.IGNORECASE,
-)
-
-
 def access_problem(
-    err: BaseException, *, needed: tuple[Role, ...] = (), alias: str = "the alias"
+    err: BaseException,
+    *,
+    needed: tuple[Role, ...] = (),
+    alias: str = "the alias",
+    urls: Sequence[str] = (),
 ) -> ConfigurationError | None:
     """What a refusal of the connection or the credentials means, and what to do: a
-    certificate not trusted, credentials refused, a privilege missing (`needed`: the
-    roles the refused work needs). None for any other error. The credentials are
-    never repeated."""
+    certificate not trusted or TLS where there is none (at `urls`, the URLs tried),
+    credentials refused, a privilege missing (`needed`: the roles the refused work
+    needs). None for any other error. The credentials are never repeated."""
     if isinstance(err, AuthorizationException) and err.error == BLOCKED:
         return ConfigurationError(
             f"Elasticsearch refused this: {refusal_reason(err)}.", hint=blocked_hint(alias)
@@ -148,19 +145,10 @@ def access_problem(
             f"Elasticsearch refused this to the credentials: {refusal_reason(err)}.",
             hint=role_hint(*(needed or ("admin",))),
         )
-    if isinstance(err, SSLError) and _NOT_TLS.search(str(err.message)):
-        return ConfigurationError(
-            "Elasticsearch answered the TLS handshake in plain HTTP: the node at that URL "
-            "does not serve https.",
-            hint="Use http:// in ELASTICSEARCH_URL (or --es-url), or turn TLS on at the node.",
-        )
     if isinstance(err, SSLError):
-        return ConfigurationError(
-            "The TLS connection to Elasticsearch failed: its certificate is not trusted "
-            "(or the URL's host is not one the certificate names).",
-            hint="Set ELASTICSEARCH_CA_CERTS (or --ca-certs) to the file of the CA that "
-            "signed it; `session-recall node start --secure` prints the local node's.",
-        )
+        problem = endpoint_problem(err, list(urls))
+        assert isinstance(problem, ConfigurationError)
+        return problem
     if isinstance(err, AuthenticationException):
         return ConfigurationError(
             "Elasticsearch refused the credentials (401): none were given, or they are "
@@ -185,13 +173,14 @@ def server_version(client: Elasticsearch) -> str | None:
     except AuthorizationException:
         return None
     except (ApiError, TransportError) as err:
-        problem = access_problem(err)
+        urls = node_urls(client)
+        problem = access_problem(err, urls=urls) or endpoint_problem(err, urls)
         if problem is not None:
             raise problem from None
         raise ElasticsearchUnavailable(
             f"Elasticsearch did not answer: {type(err).__name__}.",
-            hint="Check ELASTICSEARCH_URL (a secured node needs https://) and that the node "
-            "runs (`session-recall node status`).",
+            hint=f"Check ELASTICSEARCH_URL ({', '.join(urls)} was tried; a secured node needs "
+            "https://) and that the node runs (`session-recall node status`).",
         ) from None
     nodes = info.body.get("nodes") or {}
     if not nodes:

@@ -1,6 +1,5 @@
 """Configuration from the environment; every field has a matching CLI flag."""
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -10,9 +9,11 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.core.index_names import ALIAS_RULE, alias_problem
 from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
+from session_recall.security.tokens import PROVIDER_MAX_TTL_S
 
 DEFAULT_INDEX = "session-events"
 # What a recall tool answers a model with (see `session_recall.tools.bounds`): each
@@ -29,13 +30,6 @@ MIN_TOKEN_KEY_BYTES = 32
 def default_home() -> Path:
     """Where local state lives: cursor key, node state, downloaded distribution."""
     return Path.home() / ".cache" / "session-recall"
-
-
-# One concrete alias: never a pattern (`*`, `a,b`), a path (`../x`), a system name
-# (`_all`, `.x`) or one Elasticsearch refuses; room is left for the suffixes of its
-# partitions and tombstones within the 255 bytes of an index name.
-MAX_ALIAS_CHARS = 200
-_ALIAS = re.compile(rf"[a-z0-9][a-z0-9_-]{{0,{MAX_ALIAS_CHARS - 1}}}", re.ASCII)
 
 
 class Settings(BaseSettings):
@@ -88,6 +82,9 @@ class Settings(BaseSettings):
     idp_audience: str | None = Field(default=None, alias="SESSION_RECALL_IDP_AUDIENCE")
     idp_user_claim: str = Field(default="sub", min_length=1, alias="SESSION_RECALL_IDP_USER_CLAIM")
     idp_app_claim: str | None = Field(default=None, alias="SESSION_RECALL_IDP_APP_CLAIM")
+    # The longest a provider's token may have left to live, in seconds: one that expires
+    # later is refused (it cannot be revoked alone).
+    idp_max_ttl: int = Field(default=PROVIDER_MAX_TTL_S, ge=1, alias="SESSION_RECALL_IDP_MAX_TTL")
     # Semantic recall (see `session_recall.embedders`): a local transformer encoder by
     # default (e5-small, its weights fetched once by `session-recall setup`), the static
     # model where enrichment's lag matters more than recall, an OpenAI-compatible
@@ -226,13 +223,9 @@ class Settings(BaseSettings):
                 "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
             )
         _identity_provider(self)
-        if _ALIAS.fullmatch(self.index) is None:
-            raise ConfigurationError(
-                f"SESSION_RECALL_INDEX (--index): {self.index!r} is not a usable index alias.",
-                hint="Name one alias: lowercase letters, digits, dashes and underscores, "
-                f"starting with a letter or a digit, at most {MAX_ALIAS_CHARS} characters, "
-                "e.g. session-events.",
-            )
+        problem = alias_problem(self.index)
+        if problem is not None:
+            raise ConfigurationError(f"SESSION_RECALL_INDEX (--index): {problem}", hint=ALIAS_RULE)
         return self
 
     def for_reads(self) -> "Settings":

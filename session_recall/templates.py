@@ -12,7 +12,12 @@ from typing import Any
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
-from session_recall.core.index_names import bookkeeping_indices, memory_index, shared_names
+from session_recall.core.index_names import (
+    ALIAS_RULE,
+    alias_problem,
+    bookkeeping_indices,
+    memory_index,
+)
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
     DEFAULT_GRANULARITY,
@@ -124,9 +129,9 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     partitions made from then on, and leaves each stored event where it is.
     """
     given = {key: value for key, value in changes.items() if value is not None}
-    refusal = shared_names(alias)
+    refusal = alias_problem(alias)
     if refusal is not None:
-        raise AliasConflict(refusal, hint=_ANOTHER_NAME)
+        raise AliasConflict(refusal, hint=ALIAS_RULE)
     exists = bool(client.indices.exists_alias(name=alias))
     _refuse_foreign_names(client, alias, exists=exists)
     # No partitioned layout yet: an alias of the single-index layout holds events from
@@ -189,13 +194,6 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     )
 
 
-_ANOTHER_NAME = (
-    "Name another alias (--index, SESSION_RECALL_INDEX): no dash before a digit "
-    "(ev_2026 rather than ev-2026), not ending in -tombstones, -leases, -memories or "
-    "-consolidation."
-)
-
-
 def ensure_memory_index(client: Elasticsearch, alias: str) -> bool:
     """Create `alias`'s memories index (`mappings/memories.json`) unless it exists, in
     which case it gains the fields added since; whether it was created."""
@@ -219,13 +217,13 @@ def _refuse_foreign_names(client: Elasticsearch, alias: str, *, exists: bool) ->
     if not exists and client.indices.exists(index=alias):
         raise AliasConflict(
             f"{alias!r} is the name of an index, so it cannot be an alias.",
-            hint=_ANOTHER_NAME,
+            hint=ALIAS_RULE,
         )
     for bookkeeping in bookkeeping_indices(alias):
         if client.indices.exists_alias(name=bookkeeping):
             raise AliasConflict(
                 f"{bookkeeping!r}, the name of an index of {alias!r}'s own, is an alias already.",
-                hint=_ANOTHER_NAME,
+                hint=ALIAS_RULE,
             )
     found = client.indices.get_alias(
         index=index_patterns(alias),
@@ -239,7 +237,7 @@ def _refuse_foreign_names(client: Elasticsearch, alias: str, *, exists: bool) ->
         raise AliasConflict(
             f"{len(foreign)} index(es) not behind {alias!r} have names of its partitions "
             f"({shown}): {alias!r} would take them in.",
-            hint=_ANOTHER_NAME,
+            hint=ALIAS_RULE,
         )
 
 
@@ -254,7 +252,7 @@ def _template_refused(alias: str, err: BadRequestError) -> AliasConflict:
         return AliasConflict(f"Elasticsearch refused {alias!r}'s index template: {reason}")
     return AliasConflict(
         f"The index template(s) {others[1]} match names of {alias!r}'s partitions too.",
-        hint=_ANOTHER_NAME,
+        hint=ALIAS_RULE,
     )
 
 

@@ -1,6 +1,7 @@
 """The `session-recall` command: one click group, a module per command family."""
 
 import importlib
+import shlex
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -246,7 +247,12 @@ def main(
     except ValidationError as err:
         # Named by its variable, and told as every configuration error is (exit 3).
         raise ConfigurationError(settings_problem(err)) from None
-    ctx.obj = AppContext(settings)
+    named = tuple(
+        f"--{name} {shlex.quote(str(ctx.params[name]))}"
+        for name in ("home", "index")
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+    )
+    ctx.obj = AppContext(settings, named)
 
 
 __all__ = ["main"]

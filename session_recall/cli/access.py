@@ -76,10 +76,13 @@ def _realm(app: AppContext, node_name: str) -> FileRealm:
     if any(member.security is None for member in members):
         raise ConfigurationError(
             f"The local node {node_name!r} is not secured: it has no users.",
-            hint="Start it with `session-recall node start --secure`; on another cluster, "
-            "make an API key from `session-recall roles show`.",
+            hint=f"Start it with `{app.command('node', 'start', '--secure', name=node_name)}`; "
+            f"on another cluster, make an API key from `{app.command('roles', 'show')}`.",
         )
-    return FileRealm([member.node_dir / "config" for member in members])
+    return FileRealm(
+        [member.node_dir / "config" for member in members],
+        users_delete=app.command("users", "delete", "NAME", node=node_name),
+    )
 
 
 @click.group()
@@ -190,6 +193,7 @@ def delete(app: AppContext, name: str, node_name: str) -> None:
     """Delete user NAME; the node stops accepting it within a few seconds."""
     if not _realm(app, node_name).delete(name):
         raise ConfigurationError(
-            f"There is no user {name!r}.", hint="See `session-recall users list`."
+            f"There is no user {name!r}.",
+            hint=f"See `{app.command('users', 'list', node=node_name)}`.",
         )
     click.echo(f"User {name!r} deleted.")

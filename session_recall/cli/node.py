@@ -105,26 +105,27 @@ def start(
             security=security,
         )
         infos = cluster.start(timeout=timeout, on_step=step)
-        _how_to_connect(infos[0])
+        _how_to_connect(app, infos[0], name)
         click.echo(",".join(info.url for info in infos))
         return
     node = LocalNode(
         home=app.settings.home, name=name, heap=heap, settings=_extra(settings), security=security
     )
     info = node.start(timeout=timeout, on_step=step)
-    _how_to_connect(info)
+    _how_to_connect(app, info, name)
     click.echo(info.url)
 
 
-def _how_to_connect(info: NodeInfo) -> None:
+def _how_to_connect(app: AppContext, info: NodeInfo, name: str) -> None:
     """For a secured node: the CA to trust, and how to get credentials (never the
-    bootstrap password itself)."""
+    bootstrap password itself), for this node (`name`) and the alias named."""
     if info.ca is None:
         return
+    create = app.command("users", "create", "--role", "ROLE", node=name)
     click.echo(
         f"Security is on. Trust its CA: export ELASTICSEARCH_CA_CERTS={info.ca}\n"
-        "Credentials: session-recall users create --role ROLE (ingest, recall, enrich, "
-        "admin; see `session-recall roles show`).",
+        f"Credentials: {create} (ingest, recall, enrich, admin; see "
+        f"`{app.command('roles', 'show')}`).",
         err=True,
     )
 
@@ -146,8 +147,9 @@ def stop(app: AppContext, name: str) -> None:
             f"Stopped {stopped} of {cluster.count} nodes." if stopped else "No node was running."
         )
         return
-    was_running = _node(app, name).stop()
-    click.echo("Stopped." if was_running else "No node was running.")
+    local = _node(app, name)
+    was_running = local.stop()
+    click.echo("Stopped." if was_running else f"The node {name!r} was not running.")
 
 
 @node.command()
@@ -170,8 +172,13 @@ def status(app: AppContext, name: str) -> None:
         if any(found is None for found in infos):
             raise SystemExit(1)
         return
-    info = _node(app, name).status()
+    local = _node(app, name)
+    info = local.status()
     if info is None:
-        click.echo("Not running.", err=True)
+        click.echo(
+            f"The node {name!r} is not running (its folder: {local.node_dir}). Start it: "
+            f"{app.command('node', 'start', name=name)}",
+            err=True,
+        )
         raise SystemExit(1)
     click.echo(info.url)

@@ -14,9 +14,11 @@ from session_recall.cli.observe import log_format_option, metrics_for
 from session_recall.cli.options import build, flag, limit_options
 from session_recall.cli.secret_options import secret_options
 from session_recall.config import read_secret
+from session_recall.core.errors import ConfigurationError
 from session_recall.http.limits import ServeLimits
 from session_recall.indexer import REFRESH_POLICIES, Refresh
 from session_recall.observability.logs import LogFormat
+from session_recall.security.tokens import operator_token_problem
 
 
 @click.command()
@@ -42,6 +44,14 @@ from session_recall.observability.logs import LogFormat
     envvar="SESSION_RECALL_TOKEN",
     what="operator's bearer token",
     help="The operator's bearer token, which reaches every user with every action",
+)
+@click.option(
+    "--allow-no-token",
+    is_flag=True,
+    envvar="SESSION_RECALL_ALLOW_NO_TOKEN",
+    show_envvar=True,
+    help="Serve on an address other than loopback without any token (say so only where "
+    "something else guards the port, such as a container published on 127.0.0.1).",
 )
 @click.option(
     "--idp-jwks-url",
@@ -79,6 +89,15 @@ from session_recall.observability.logs import LogFormat
     metavar="CLAIM",
     help="The claim of its tokens that holds an ADK app; a token with it reaches that app's "
     "user alone.",
+)
+@click.option(
+    "--idp-max-ttl",
+    type=click.IntRange(min=1),
+    envvar="SESSION_RECALL_IDP_MAX_TTL",
+    show_envvar=True,
+    metavar="SECONDS",
+    help="The longest a provider's token may have left to live; one that expires later is "
+    "refused.  [default: 86400, a day]",
 )
 @click.option(
     "--refresh", type=click.Choice(REFRESH_POLICIES), default="false", show_default=True,
@@ -123,6 +142,7 @@ def serve(
     port: int,
     token: str | None,
     token_file: Path | None,
+    allow_no_token: bool,
     refresh: Refresh,
     log_level: str,
     enrich: bool,
@@ -132,6 +152,7 @@ def serve(
     idp_audience: str | None,
     idp_user_claim: str | None,
     idp_app_claim: str | None,
+    idp_max_ttl: int | None,
     metrics: bool,
     protect_metrics: bool,
     log_format: LogFormat,
@@ -171,10 +192,27 @@ def serve(
         idp_audience=idp_audience,
         idp_user_claim=idp_user_claim,
         idp_app_claim=idp_app_claim,
+        idp_max_ttl=idp_max_ttl,
     )
     tokens = user_tokens(settings)
     if log_format == "json":  # from the first line on: what is said before uvicorn starts too
         logging.config.dictConfig(log_config(bounds.log_limit, log_level, log_format="json"))
+    if token:
+        weak = operator_token_problem(token)
+        if weak is not None:
+            raise ConfigurationError(
+                f"The operator token (SESSION_RECALL_TOKEN) is too weak: {weak}; it reaches "
+                "every user with every action.",
+                hint=_STRONG_TOKEN,
+            )
+    if not token and tokens is None and not _is_loopback(host) and not allow_no_token:
+        raise ConfigurationError(
+            f"serve would listen on {host} without any token: anyone who can reach it could "
+            "read, write and erase every user's events.",
+            hint="Set SESSION_RECALL_TOKEN to a long random value, or issue tokens bound to "
+            "one user with `session-recall tokens issue`; or, where something else guards "
+            "the port, say --allow-no-token (SESSION_RECALL_ALLOW_NO_TOKEN=1).",
+        )
     if not token and tokens is None:
         who = "every local process" if _is_loopback(host) else f"anyone who can reach {host}"
         _warn(
@@ -196,6 +234,12 @@ def serve(
         tracer=tracing.configure(),
     )
     run(web, host=host, port=port, limits=bounds, log_level=log_level, log_format=log_format)
+
+
+_STRONG_TOKEN = (
+    "Use a long random value, e.g. from "
+    "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+)
 
 
 def _warn(message: str, log_format: LogFormat) -> None:

@@ -10,6 +10,9 @@ is a bookkeeping one. So another alias can share one of them only if its own nam
 template of `ev` would take into `ev`; or `ev-tombstones`. No alias may hold a dash
 followed by a digit, nor end in a bookkeeping suffix: then no two aliases, made in any
 order, can share an index or a template pattern (`tests/unit/test_index_names.py`).
+
+`alias_problem` is the one rule every command checks a name by (through `Settings`,
+before anything is made), and `ALIAS_RULE` the one message that states it.
 """
 
 import re
@@ -20,6 +23,17 @@ MEMORIES = "memories"
 CONSOLIDATION = "consolidation"
 BOOKKEEPING = (TOMBSTONES, LEASES, MEMORIES, CONSOLIDATION)
 _DASH_DIGIT = re.compile(r"-[0-9]", re.ASCII)
+# One concrete alias: never a pattern (`*`, `a,b`), a path (`../x`), a system name
+# (`_all`, `.x`) or one Elasticsearch refuses; room is left for the suffixes of its
+# partitions and bookkeeping indices within the 255 bytes of an index name.
+MAX_ALIAS_CHARS = 200
+_ALIAS = re.compile(rf"[a-z0-9][a-z0-9_-]{{0,{MAX_ALIAS_CHARS - 1}}}", re.ASCII)
+ALIAS_RULE = (
+    "Name another alias with --index (SESSION_RECALL_INDEX): up to "
+    f"{MAX_ALIAS_CHARS} lowercase letters, digits, '-' and '_', starting with a letter or "
+    "a digit, with no dash before a digit (ev_2026 rather than ev-2026), not ending in "
+    "-tombstones, -leases, -memories or -consolidation; e.g. session-events."
+)
 
 
 def tombstone_index(alias: str) -> str:
@@ -46,6 +60,14 @@ def bookkeeping_indices(alias: str) -> list[str]:
     return [f"{alias}-{suffix}" for suffix in BOOKKEEPING]
 
 
+def alias_problem(alias: str) -> str | None:
+    """Why `alias` cannot be an alias of this project, or None when it can."""
+    if _ALIAS.fullmatch(alias) is None:
+        shown = alias if len(alias) <= 60 else f"{alias[:60]}... ({len(alias)} characters)"
+        return f"{shown!r} is not a usable index alias."
+    return shared_names(alias)
+
+
 def shared_names(alias: str) -> str | None:
     """Why `alias` could share another alias's indices, or None when it never can."""
     dash_digit = _DASH_DIGIT.search(alias)
@@ -63,11 +85,14 @@ def shared_names(alias: str) -> str | None:
 
 
 __all__ = [
+    "ALIAS_RULE",
     "BOOKKEEPING",
     "CONSOLIDATION",
     "LEASES",
+    "MAX_ALIAS_CHARS",
     "MEMORIES",
     "TOMBSTONES",
+    "alias_problem",
     "bookkeeping_indices",
     "consolidation_index",
     "lease_index",

@@ -206,7 +206,9 @@ async def _no_route(request: Request, exc: Exception) -> Response:
 async def _client_gone(request: Request, _exc: Exception) -> Response:
     """The client went away before sending its whole body: nobody reads the answer, and
     nothing went wrong here, so one line in the log rather than a traceback."""
-    log.info("%s %s: the client disconnected mid-body.", request.method, request.url.path[:200])
+    route = request.scope.get("route")  # its template: the path holds ids
+    where = route.path if isinstance(route, Route) else "a path"
+    log.info("%s %s: the client disconnected mid-body.", request.method, where)
     return Response(status_code=400)
 
 

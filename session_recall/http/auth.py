@@ -75,6 +75,7 @@ def user_tokens(settings: Settings) -> UserTokens | None:
             audience=settings.idp_audience,
             user_claim=settings.idp_user_claim,
             app_claim=settings.idp_app_claim,
+            max_ttl_s=settings.idp_max_ttl,
         )
     if own is None and provider is None:
         return None

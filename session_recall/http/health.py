@@ -14,7 +14,6 @@ from elasticsearch import (
     ApiError,
     AuthenticationException,
     AuthorizationException,
-    SSLError,
     TransportError,
 )
 from starlette.requests import Request
@@ -23,11 +22,12 @@ from starlette.routing import Route
 
 from session_recall.config import Settings
 from session_recall.core.errors import ElasticsearchUnavailable
+from session_recall.endpoint_problems import configured_urls, endpoint_problem, foreign_answer
 from session_recall.http.services import RouteGroup, Services, WriteHealth
 from session_recall.indexer.errors import refusal_reason
 
 
-def _unready(err: ApiError | TransportError, settings: Settings) -> str:
+def _unready(err: ApiError | TransportError, settings: Settings, urls: list[str]) -> str:
     """Why Elasticsearch's answer to the probe is no: a refusal names the credential
     the probes use (serve's read one, when set apart), never its secret."""
     if settings.read_api_key or settings.read_username:
@@ -41,9 +41,10 @@ def _unready(err: ApiError | TransportError, settings: Settings) -> str:
             f"Elasticsearch refused {credential} (403): {refusal_reason(err)}; the probes "
             "need the recall role"
         )
-    if isinstance(err, SSLError):
-        return "Elasticsearch's certificate is not trusted: set ELASTICSEARCH_CA_CERTS"
-    return f"Elasticsearch does not answer: {type(err).__name__}"
+    problem = endpoint_problem(err, urls)
+    if problem is not None:  # what is at the URL tried, when it is no Elasticsearch that answers
+        return str(problem)
+    return f"Elasticsearch does not answer at {', '.join(urls)}: {type(err).__name__}"
 
 
 def health_group(services: Services) -> RouteGroup:
@@ -55,17 +56,21 @@ def health_group(services: Services) -> RouteGroup:
 
     async def readyz(_request: Request) -> JSONResponse:
         try:
-            exists = await lane.run(
-                lambda: bool(lane.client.indices.exists_alias(name=alias)), what="answer"
+            answer = await lane.run(
+                lambda: lane.client.indices.exists_alias(name=alias), what="answer"
             )
         except (ApiError, TransportError) as err:
-            reason = _unready(err, services.settings)
+            urls = configured_urls(services.settings.elasticsearch_urls())
+            reason = _unready(err, services.settings, urls)
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         except ElasticsearchUnavailable as err:  # the probe's deadline passed
             reason = err.message
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
-        if not exists:
-            reason = f"alias {alias!r} is missing; run `session-recall setup`"
+        foreign = foreign_answer(answer.meta)
+        if foreign is not None:
+            return JSONResponse({"status": "unavailable", "reason": foreign}, status_code=503)
+        if not answer:
+            reason = f"alias {alias!r} is missing; run `session-recall --index {alias} setup`"
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         states = [check() for check in services.write_health]
         for state in states:

@@ -10,8 +10,14 @@
 - **Span** (with `observability.tracing` configured): one per request, named by its
   method and route template, the Elasticsearch client's spans under it; a caller's
   `traceparent` makes it part of the caller's trace.
+- **Access line** (at info, logger `session_recall.http.access`): the method, the route
+  template, the status, the duration and the request id. Never the path itself nor
+  the query string: paths hold user, session, contact and event ids, and a query
+  string may hold a cursor (ids again) or a token (`?access_token=`). uvicorn's own
+  access log, which writes both whole, is off (`http.server`).
 """
 
+import logging
 import re
 import secrets
 import time
@@ -30,6 +36,7 @@ _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 UNMATCHED = "unmatched"
 MEMORY_TOOL = "memory_search"
 MODES = frozenset({"keyword", "semantic", "hybrid"})
+access_log = logging.getLogger("session_recall.http.access")
 
 
 def request_id(headers: Sequence[tuple[bytes, bytes]]) -> str:
@@ -90,9 +97,15 @@ class Observe:
             else:
                 await self._traced(scope, receive, sending, rid, lambda: status)
         finally:
+            seconds = time.perf_counter() - started
+            if access_log.isEnabledFor(logging.INFO):  # written while the request id is set
+                access_log.info(
+                    "%s %s %d %.1f ms request=%s",
+                    _method(scope), self._route(scope), status, seconds * 1000, rid,
+                )  # fmt: skip
             REQUEST_ID.reset(token)
             if self._metrics is not None:
-                self._count(scope, status, time.perf_counter() - started)
+                self._count(scope, status, seconds)
 
     async def _traced(
         self, scope: Scope, receive: Receive, send: Send, rid: str, status: Any

@@ -74,9 +74,9 @@ def run(
         loop=event_loop(),
         timeout_keep_alive=limits.idle_timeout,
         backlog=ACCEPT_BACKLOG,
-        # Access lines are written at info and below only: at warning, uvicorn would
-        # still build each one's arguments for nothing.
-        access_log=_logs_access(log_level),
+        # uvicorn's access line holds the path and the query string whole (ids, cursors,
+        # `?access_token=`): `http.observe` writes one of its own, by route template.
+        access_log=False,
     )
     uvicorn.Server(config).run()
 
@@ -88,10 +88,6 @@ def _installed(module: str) -> bool:
 def event_loop() -> Literal["uvloop", "asyncio"]:
     """uvicorn's loop: uvloop when installed, else asyncio's."""
     return "uvloop" if _installed("uvloop") else "asyncio"
-
-
-def _logs_access(log_level: str) -> bool:
-    return log_level.lower() in ("debug", "info", "trace")
 
 
 def parser_protocol() -> type[H11Protocol] | type[HttpToolsProtocol]:

@@ -100,7 +100,12 @@ class LocalCluster:
         self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
     ) -> list[NodeInfo]:
         """Start every node not running (all at once), then wait for the cluster to
-        hold them all. Returns the nodes' infos, in order."""
+        hold them all. Returns the nodes' infos, in order. Two starts at once take
+        turns, as a node's do (`LocalNode.start`)."""
+        with self.nodes[0].starting(on_step):
+            return self._start(timeout=timeout, on_step=on_step)
+
+    def _start(self, *, timeout: float, on_step: Callable[[str], None]) -> list[NodeInfo]:
         self._write_record()
         running = {node.name: node.status() for node in self.nodes}
         launches = {

@@ -16,11 +16,12 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.node import account, distribution, ports, private
+from session_recall.node import account, distribution, lock, ports, private
 from session_recall.node.jdk import find_java_home
 from session_recall.node.secure import Security
 from session_recall.pins import elasticsearch_version
@@ -159,6 +160,24 @@ class LocalNode:
     def start(
         self, *, timeout: float = START_TIMEOUT_S, on_step: Callable[[str], None] = print
     ) -> NodeInfo:
+        """Start the node, or reuse it when it runs. Two starts of one name at once (two
+        shells, two test sessions) take turns: the second waits for the first, then
+        finds the node running, rather than launching a process that Elasticsearch
+        stops at once ("failed to obtain node locks")."""
+        with self.starting(on_step):
+            return self._start(timeout=timeout, on_step=on_step)
+
+    def starting(self, on_step: Callable[[str], None]) -> AbstractContextManager[None]:
+        """The lock that one start of this node's name holds at a time."""
+        folder = private.folder(self.home / "locks")
+        return lock.held(
+            folder / f"node-{self.name}.lock",
+            on_wait=lambda: on_step(
+                f"Another start of the node {self.name!r} is under way; waiting for it..."
+            ),
+        )
+
+    def _start(self, *, timeout: float, on_step: Callable[[str], None]) -> NodeInfo:
         running = self.status()
         if running is not None and (running.ca is None) == (self.security is None):
             on_step(f"Reusing the running node {self.name!r} at {running.url}.")

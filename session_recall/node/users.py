@@ -8,20 +8,18 @@ Passwords are generated here, hashed with bcrypt (the `$2a$` form Elasticsearch
 reads), and shown once, to whoever made the user.
 """
 
-import fcntl
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import bcrypt
 import yaml
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.node import account
-from session_recall.security.roles import ROLES, Role, descriptor, role_name
+from session_recall.node import account, lock
+from session_recall.security.roles import ROLES, Role, descriptor, role_name, yml_document
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_NAME = 64
@@ -31,8 +29,11 @@ class FileRealm:
     """The users and roles of the nodes whose config folders are `configs` (every
     node of a cluster holds the same files)."""
 
-    def __init__(self, configs: list[Path]) -> None:
+    def __init__(self, configs: list[Path], *, users_delete: str = "") -> None:
+        """`users_delete`: the command line that deletes a user of these nodes, NAME
+        standing for the user (a hint when a name is taken)."""
         self.configs = configs
+        self._users_delete = users_delete or "session-recall users delete NAME"
 
     # -- reads -------------------------------------------------------------------
     def users(self) -> dict[str, list[str]]:
@@ -52,9 +53,10 @@ class FileRealm:
         hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(prefix=b"2a")).decode()
         with self._locked():
             if name in self.users():
+                delete = self._users_delete.replace(" NAME", f" {name}", 1)
                 raise ConfigurationError(
                     f"The user {name!r} exists.",
-                    hint=f"Pick another --name, or `session-recall users delete {name}` first.",
+                    hint=f"Pick another --name, or `{delete}` first.",
                 )
             self._put_roles(alias)
             users = dict(_pairs(self.configs[0] / "users"))
@@ -93,7 +95,7 @@ class FileRealm:
         defined = found if isinstance(found, dict) else {}
         for role in ROLES:
             defined[role_name(alias, role)] = descriptor(alias, role)
-        text = yaml.safe_dump(defined, sort_keys=True, width=1000)
+        text = yml_document(dict(sorted(defined.items())))
         for config in self.configs:
             _replace(config / "roles.yml", text)
 
@@ -102,12 +104,8 @@ class FileRealm:
         for config in self.configs:
             _replace(config / file, text)
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = self.configs[0] / ".users.lock"
-        with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+    def _locked(self) -> AbstractContextManager[None]:
+        return lock.held(self.configs[0] / ".users.lock")
 
 
 def _check_name(name: str) -> None:

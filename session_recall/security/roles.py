@@ -20,6 +20,10 @@ the tombstones too (and another alias named `<alias>-x`).
 """
 
 import json
+import math
+import re
+import textwrap
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -69,6 +73,11 @@ def _definitions() -> dict[str, Any]:
     return found
 
 
+# A role name written as is: what role names of this project hold (see
+# `core.index_names.alias_problem`), never a YAML number, boolean or null.
+_PLAIN_KEY = re.compile(r"[a-z0-9][a-z0-9_-]*-[a-z]+", re.ASCII)
+
+
 def role_name(alias: str, role: Role) -> str:
     """The name a role has on a cluster: one set of roles per alias."""
     return f"{alias}-{role}"
@@ -81,7 +90,7 @@ def description(role: Role) -> str:
 def _partitions(alias: str) -> str:
     # A Lucene regular expression (between slashes): `<alias>-2026`, `-2026.07`,
     # `-2026.w27`, and `-000001`. The alias's own characters need no escaping
-    # (lowercase letters, digits, `-` and `_`: see `config.MAX_ALIAS_CHARS`).
+    # (lowercase letters, digits, `-` and `_`: see `core.index_names.alias_problem`).
     return f"/{alias}-([0-9]{{4}}(\\.([0-9]{{2}}|w[0-9]{{2}}))?|[0-9]{{6}})/"
 
 
@@ -117,4 +126,23 @@ def roles_yml(alias: str, roles: tuple[Role, ...] = ROLES) -> str:
     """The roles as a file realm's `roles.yml`."""
     document = {role_name(alias, r): descriptor(alias, r) for r in roles}
     header = "".join(f"# {role_name(alias, r)}: {description(r)}\n" for r in roles)
-    return header + yaml.safe_dump(document, sort_keys=False, width=1000)
+    return header + yml_document(document)
+
+
+def yml_document(roles: Mapping[str, Any]) -> str:
+    """Role descriptors by name, as `roles.yml` holds them: each name a plain key at the
+    start of its line, its descriptor indented below. Elasticsearch reads the file one
+    role at a time, each from a line that is not indented to the next; PyYAML writes a
+    key of 128 characters or more in the explicit `? key` form, whose name and body
+    land on two such lines, so Elasticsearch skipped the role ("invalid role
+    definition") and every request of its users got 403."""
+    parts = []
+    for name, body in roles.items():
+        key = name if _PLAIN_KEY.fullmatch(name) else json.dumps(name)  # JSON's is YAML's
+        parts.append(f"{key}:\n" + textwrap.indent(_dump(body), "  "))
+    return "".join(parts)
+
+
+def _dump(body: Any) -> str:
+    # No folding: a partition's regular expression stays on one line, however long.
+    return yaml.safe_dump(body, sort_keys=False, width=math.inf)

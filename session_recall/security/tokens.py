@@ -36,13 +36,35 @@ PROVIDER_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "Ed
 # Clocks of the issuer and of serve may differ by this much (seconds).
 LEEWAY_S = 30
 # A token cannot be revoked alone (only by a new key, which revokes them all): its
-# lifetime bounds what a leaked one can do.
+# lifetime bounds what a leaked one can do. Checked at issue and at every verification
+# (a token signed elsewhere with the key would otherwise live as long as it says).
 MAX_TTL_S = 30 * 24 * 3600
+# An identity provider's access tokens live minutes to hours; one that claims more is
+# taken up to this long by default (SESSION_RECALL_IDP_MAX_TTL).
+PROVIDER_MAX_TTL_S = 24 * 3600
+# The claims that are instants: JSON numbers of seconds (RFC 7519's NumericDate). PyJWT
+# reads a string of digits as one too.
+_INSTANTS = ("exp", "nbf", "iat")
 # How long a provider's key set is kept before it is fetched again, and how long a
 # fetch may take (a request waits for it).
 KEY_SET_LIFESPAN_S = 300
 KEY_SET_TIMEOUT_S = 5.0
 SCOPE_CLAIM = "scope"
+
+
+# The operator token reaches every user with every action, and is compared as given:
+# a value a guess could find is refused (`operator_token_problem`).
+MIN_OPERATOR_TOKEN_CHARS = 16
+MIN_OPERATOR_TOKEN_DISTINCT = 8
+
+
+def operator_token_problem(token: str) -> str | None:
+    """Why `token` is too weak to be the operator token, or None."""
+    if len(token) < MIN_OPERATOR_TOKEN_CHARS:
+        return f"it has {len(token)} characters, fewer than {MIN_OPERATOR_TOKEN_CHARS}"
+    if len(set(token)) < MIN_OPERATOR_TOKEN_DISTINCT:
+        return f"it repeats fewer than {MIN_OPERATOR_TOKEN_DISTINCT} distinct characters"
+    return None
 
 
 class Action(StrEnum):
@@ -145,7 +167,15 @@ class OwnTokens:
         self._key, self._audience = key, audience
 
     def verify(self, token: str) -> Grant:
-        claims = _decode(token, self._key, [ALGORITHM], audience=self._audience, issuer=ISSUER)
+        claims = _decode(
+            token,
+            self._key,
+            [ALGORITHM],
+            audience=self._audience,
+            issuer=ISSUER,
+            max_ttl_s=MAX_TTL_S,
+            raise_with="`session-recall tokens issue --ttl` gives at most 30 days.",
+        )
         return grant_from(claims, user_claim="sub", app_claim="app")
 
 
@@ -165,6 +195,7 @@ class ProviderTokens:
         user_claim: str = "sub",
         app_claim: str | None = None,
         algorithms: Iterable[str] = PROVIDER_ALGORITHMS,
+        max_ttl_s: int = PROVIDER_MAX_TTL_S,
     ) -> None:
         self.algorithms = tuple(algorithms)
         if not self.algorithms or any(a == "none" or a.startswith("HS") for a in self.algorithms):
@@ -174,6 +205,7 @@ class ProviderTokens:
         )
         self._issuer, self._audience = issuer, audience
         self._user_claim, self._app_claim = user_claim, app_claim
+        self._max_ttl_s = max_ttl_s
 
     def verify(self, token: str) -> Grant:
         try:
@@ -190,7 +222,13 @@ class ProviderTokens:
                 hint="Use a token the configured identity provider issued.",
             ) from None
         claims = _decode(
-            token, key, list(self.algorithms), audience=self._audience, issuer=self._issuer
+            token,
+            key,
+            list(self.algorithms),
+            audience=self._audience,
+            issuer=self._issuer,
+            max_ttl_s=self._max_ttl_s,
+            raise_with="The operator may raise SESSION_RECALL_IDP_MAX_TTL (seconds).",
         )
         return grant_from(claims, user_claim=self._user_claim, app_claim=self._app_claim)
 
@@ -293,8 +331,17 @@ _REFUSALS: tuple[tuple[type[Exception], str, str], ...] = (
 
 
 def _decode(
-    token: str, key: Any, algorithms: list[str], *, audience: str, issuer: str
+    token: str,
+    key: Any,
+    algorithms: list[str],
+    *,
+    audience: str,
+    issuer: str,
+    max_ttl_s: int,
+    raise_with: str,
 ) -> dict[str, Any]:
+    """The claims of a token that verifies, whose instants are numbers and whose expiry
+    is at most `max_ttl_s` away (`raise_with`: how that bound may be changed)."""
     try:
         claims: dict[str, Any] = jwt.decode(
             token,
@@ -312,4 +359,24 @@ def _decode(
         raise TokenRefused(
             "The token cannot be read.", hint="Use a token as it was issued."
         ) from None
+    for name in _INSTANTS:
+        value = claims.get(name)
+        if name in claims and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise TokenRefused(
+                f"The token's {name!r} claim is not a number of seconds since 1970.",
+                hint="Issue a token whose exp, nbf and iat are JSON numbers (NumericDate).",
+            )
+    if claims["exp"] - time.time() > max_ttl_s + LEEWAY_S:
+        raise TokenRefused(
+            f"The token expires more than {_span(max_ttl_s)} from now, longer than serve "
+            "takes a token for.",
+            hint=f"Issue a token that lives at most {_span(max_ttl_s)}. {raise_with}",
+        )
     return claims
+
+
+def _span(seconds: int) -> str:
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"

@@ -103,7 +103,12 @@ class BoundTool:
         try:
             found = self.search(args, cursor)
         except SessionRecallError as err:
-            log.warning("%s failed: %s", self.name, err)
+            if err.kind is ErrorKind.CALLER:
+                # The caller's to fix, and its answer says how; the message echoes the
+                # arguments (a date, a query's words), which stay out of the log.
+                log.info("%s refused the caller's request: %s", self.name, type(err).__name__)
+            else:
+                log.warning("%s failed: %s", self.name, err)
             raise
         except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)

@@ -131,7 +131,7 @@ def test_readyz_reflects_elasticsearch(settings: Settings, alias: str):
     assert "does not answer" in response.json()["reason"]
     missing = settings.with_overrides(index=f"{alias}-absent")
     with TestClient(create_app(missing)) as web:
-        assert "session-recall setup" in web.get("/readyz").json()["reason"]
+        assert f"session-recall --index {alias}-absent setup" in web.get("/readyz").json()["reason"]
 
 
 def test_elasticsearch_down_means_503_with_retry_after(settings: Settings):

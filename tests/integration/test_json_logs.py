@@ -21,6 +21,10 @@ pytestmark = pytest.mark.integration
 EVENT_WORDS = ("zanzibar", "quokka", "periwinkle", "marmalade")
 QUERY_WORDS = ("lighthouse", "tangerine", "saxophone", "wombat")
 FIELDS = {"time", "level", "logger", "message", "request_id"}
+# Ids of the requests' paths and bodies, which no line may hold either.
+USER, OTHER_USER = "usr-larkspurwing", "usr-bramblecoot"
+SESSION = "sess-quillmoor"
+EVENT_IDS = ("evt-tansyreef", "evt-marlinspike")
 
 
 def _issue(home: Path, alias: str, user: str) -> str:
@@ -39,7 +43,7 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
     operator = f"operator-{secrets.token_hex(12)}"
     api_key = f"apikey-{secrets.token_hex(12)}"
     wrong = f"wrong-{secrets.token_hex(12)}"
-    user_token = _issue(tmp_path / "home", alias, "ana")
+    user_token = _issue(tmp_path / "home", alias, USER)
     env = {"SESSION_RECALL_LOG_FORMAT": "json", "ELASTICSEARCH_API_KEY": api_key}
     with serving(
         es_url=es_url, alias=alias, folder=tmp_path, token=operator, log_level="info", env=env,
@@ -49,9 +53,21 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
         as_ana = {"authorization": f"Bearer {user_token}"}
         with httpx.Client(base_url=served.url, timeout=30) as web:
             events = [
-                event(1, user="ana", text="zanzibar quokka at dawn"),
-                event(2, user="ana", text="zanzibar quokka at dusk"),
-                {"user_id": "ana", "type": "user_message", "text": "periwinkle marmalade"},
+                event(
+                    1,
+                    user=USER,
+                    session=SESSION,
+                    event_id=EVENT_IDS[0],
+                    text="zanzibar quokka at dawn",
+                ),
+                event(
+                    2,
+                    user=USER,
+                    session=SESSION,
+                    event_id=EVENT_IDS[1],
+                    text="zanzibar quokka at dusk",
+                ),
+                {"user_id": USER, "type": "user_message", "text": "periwinkle marmalade"},
             ]
             stored = web.post(
                 "/v1/events?refresh=wait_for",
@@ -62,13 +78,13 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
             assert stored.headers["x-request-id"] == "grep-req-1"
             tool = "/v1/users/{user}/tools/{tool}"
             found = web.post(
-                tool.format(user="ana", tool="cross_session_search"),
+                tool.format(user=USER, tool="cross_session_search"),
                 json={"innerThought": "lighthouse", "query": "zanzibar quokka"},
                 headers=as_ana,
             )
             assert found.status_code == 200 and "zanzibar" in found.text
             # A cursor of one query sent with another: the search fails, with a warning.
-            search = tool.format(user="ana", tool="cross_session_search")
+            search = tool.format(user=USER, tool="cross_session_search")
             page = web.post(
                 search,
                 params={"format": "page", "page_size": 1},
@@ -84,19 +100,29 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
             )
             assert mismatch.status_code == 422, mismatch.text
             bad = web.post(
-                tool.format(user="ana", tool="memory_search"),
+                tool.format(user=USER, tool="memory_search"),
                 json={"innerThought": "tangerine saxophone", "query": "", "limit": "wombat"},
                 headers=as_ana,
             )
             assert bad.status_code == 422
+            # A caller's mistake that only the search finds: logged at info, unechoed.
+            undated = [
+                web.post(
+                    tool.format(user=USER, tool=name),
+                    json={"innerThought": "x", "query": "zanzibar", "since": "leakwordb-no-date"},
+                    headers=as_ana,
+                )
+                for name in ("memory_search", "cross_session_search")
+            ]
+            assert [answer.status_code for answer in undated] == [422, 422], undated[0].text
             other = web.post(
-                tool.format(user="bob", tool="cross_session_search"),
+                tool.format(user=OTHER_USER, tool="cross_session_search"),
                 json={"innerThought": "x", "query": "lighthouse tangerine"},
                 headers=as_ana,
             )
             assert other.status_code == 403
             refused = web.get(
-                "/v1/users/ana/sessions", headers={"authorization": f"Bearer {wrong}"}
+                f"/v1/users/{USER}/sessions", headers={"authorization": f"Bearer {wrong}"}
             )
             assert refused.status_code == 401
             # The enrichment of the stored event, logged (or not) before serve stops.
@@ -107,11 +133,16 @@ def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
     assert all(set(record) >= FIELDS for record in records), records[:3]
     assert any(record["request_id"] == "grep-req-1" for record in records), lines
     loud = [r for r in records if r["level"] in ("INFO", "WARNING", "ERROR", "CRITICAL")]
-    # The failed search's warning, written in a read lane's thread, names its request.
-    warned = [r for r in loud if r["level"] == "WARNING"]
-    assert [r["request_id"] for r in warned] == [mismatch.headers["x-request-id"]], lines
+    # Callers' mistakes are no warnings: each refused search is an info line, written in
+    # a read lane's thread, that names its request and the error's class alone.
+    assert [r for r in loud if r["level"] != "INFO"] == [], lines
+    refused_here = [r for r in loud if r["logger"] == "session_recall.tools.bound_tool"]
+    asked = [mismatch, *undated]
+    assert [r["request_id"] for r in refused_here] == [a.headers["x-request-id"] for a in asked]
     text = "\n".join(json.dumps(record) for record in loud).lower()
-    for secret in (operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS):
+    held = [operator, api_key, wrong, user_token, *EVENT_WORDS, *QUERY_WORDS, cursor, "leakword"]
+    held += [USER, OTHER_USER, SESSION, *EVENT_IDS]
+    for secret in held:
         assert secret.lower() not in text, secret
 
 

@@ -51,6 +51,10 @@ def test_status_exits_1_for_a_node_that_never_started(nodes: DedicatedNodes):
     status = _cli("status", "--name", never.name)
     assert status.exit_code == 1, status.output
     assert never.status() is None
+    # It names the node, its folder, and the start of that node in that home.
+    home = home_for_tests()
+    assert f"The node {never.name!r} is not running (its folder: {never.node_dir})" in status.output
+    assert f"session-recall --home {home} node start --name {never.name}" in status.output
 
 
 def test_start_prints_the_url_and_status_repeats_it(node: LocalNode):
@@ -112,4 +116,7 @@ def test_stop_leaves_no_process_and_status_follows(node: LocalNode, running: Nod
     status = _cli("status", "--name", node.name)
     assert status.exit_code == 1, status.output
     again = _cli("stop", "--name", node.name)
-    assert (again.exit_code, again.output.strip()) == (0, "No node was running.")
+    assert (again.exit_code, again.output.strip()) == (
+        0,
+        f"The node {node.name!r} was not running.",
+    )

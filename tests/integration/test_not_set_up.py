@@ -15,7 +15,7 @@ from tests.support.ndjson import event
 
 pytestmark = pytest.mark.integration
 
-MISSING = "t-never-set-up-5e1c"
+MISSING = "t-never-set-up_5e1c"
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_the_cli_exits_3_and_names_setup(missing: Settings):
             "--home", str(missing.home)]  # fmt: skip
     result = CliRunner().invoke(main, [*args, "search", "--user", "alice", "x"])
     assert result.exit_code == 3, result.output
-    assert "session-recall setup" in result.output
+    assert f"session-recall --index {MISSING} setup" in result.output
 
 
 @pytest.mark.parametrize(

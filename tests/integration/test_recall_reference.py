@@ -169,5 +169,5 @@ def test_a_cursor_only_works_for_its_own_user_and_query(es, dataset):
 
 def test_a_missing_alias_is_a_clear_error(es):
     searcher = CrossSessionSearcher(es, alias="t-recall-no-such-alias", user_id="u", cursor_key=KEY)
-    with pytest.raises(IndexNotFound, match="session-recall setup"):
+    with pytest.raises(IndexNotFound, match="session-recall --index t-recall-no-such-alias setup"):
         searcher.search("anything")

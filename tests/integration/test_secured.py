@@ -579,6 +579,75 @@ def test_users_made_on_the_command_line_work_at_once_and_go_when_deleted(
     assert yaml.safe_load(shown.stdout) == mine
 
 
+def test_next_steps_name_the_node_and_the_alias(secured: Secured) -> None:
+    """`node start --name N --secure` said `users create --role ROLE`, which then looked
+    for the node 'default'; the hints of `users` forgot the node too."""
+    home = str(home_for_tests())
+    for_alias = ["--home", home, "--index", ALIAS]
+    # Without --secure: the node records its own secrets (the fixture's), which a start
+    # with --secure would replace by those of the home, restarting the node.
+    started = CliRunner().invoke(main, [*for_alias, "node", "start", "--name", NODE])
+    assert started.exit_code == 0, started.output
+    said = f"session-recall --home {home} --index {ALIAS} users create --role ROLE --node {NODE}"
+    assert said in started.stderr, started.stderr
+    gone = CliRunner().invoke(main, [*for_alias, "users", "delete", "nobody", "--node", NODE])
+    assert gone.exit_code == 3, gone.output
+    assert f"`session-recall --home {home} --index {ALIAS} users list --node {NODE}`" in gone.stderr
+    plain = CliRunner().invoke(main, ["--home", home, "users", "list", "--node", "tests"])
+    assert plain.exit_code == 3, plain.output
+    assert f"`session-recall --home {home} node start --secure --name tests`" in plain.stderr
+    taken = CliRunner().invoke(
+        main,
+        [
+            *for_alias,
+            "users",
+            "create",
+            "--role",
+            "recall",
+            "--name",
+            "tier-recall",
+            "--node",
+            NODE,
+        ],
+    )
+    assert taken.exit_code == 3, taken.output
+    assert (
+        f"`session-recall --home {home} --index {ALIAS} users delete tier-recall --node {NODE}`"
+        in taken.stderr
+    )
+
+
+@pytest.mark.parametrize("length", [118, 200])
+def test_a_long_alias_gets_roles_that_load_and_work(secured: Secured, length: int) -> None:
+    """roles.yml once held a role name of 128 characters or more in YAML's `? key` form:
+    Elasticsearch skipped the role ("invalid role definition"), and `setup` got 403."""
+    alias = f"long_{length}_".ljust(length, "x")
+    env = {"SESSION_RECALL_HOME": str(home_for_tests()), "SESSION_RECALL_INDEX": alias}
+    name = f"long-admin-{length}"
+    made = CliRunner().invoke(
+        main, ["users", "create", "--role", "admin", "--name", name, "--node", NODE], env=env
+    )
+    assert made.exit_code == 0, made.output
+    lines = dict(line.split("=", 1) for line in made.stdout.splitlines())
+    admin = Elasticsearch(
+        secured.url,
+        basic_auth=(lines["ELASTICSEARCH_USERNAME"], lines["ELASTICSEARCH_PASSWORD"]),
+        ca_certs=str(secured.ca),
+    )
+    assert wait_until(lambda: authenticates(admin, alias), timeout=60), (
+        secured.node.node_dir / "config" / "roles.yml"
+    ).read_text()[-2000:]
+    user_env = {
+        **secured.env("admin"),
+        "ELASTICSEARCH_USERNAME": lines["ELASTICSEARCH_USERNAME"],
+        "ELASTICSEARCH_PASSWORD": lines["ELASTICSEARCH_PASSWORD"],
+        "SESSION_RECALL_INDEX": alias,
+    }
+    set_up = CliRunner().invoke(main, ["setup"], env=user_env)
+    assert set_up.exit_code == 0, set_up.output
+    assert admin.indices.exists_alias(name=alias)
+
+
 def test_no_output_or_log_shows_a_password(
     secured: Secured, caplog: pytest.LogCaptureFixture
 ) -> None:

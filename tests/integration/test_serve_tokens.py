@@ -6,15 +6,18 @@ alice on every route of the OpenAPI document, and never reads, writes nor erases
 nor key."""
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import jwt
 import pytest
 from elasticsearch import Elasticsearch
 from starlette.testclient import TestClient
 
 from session_recall.config import Settings
+from session_recall.core.key_file import read_key
 from session_recall.http import create_app
 from session_recall.indexer.tombstones import tombstone_index
 from session_recall.node import wait_until
@@ -136,6 +139,7 @@ def served(
         "SESSION_RECALL_IDP_JWKS_URL": idp.jwks_url,
         "SESSION_RECALL_IDP_ISSUER": ISSUER,
         "SESSION_RECALL_IDP_AUDIENCE": AUDIENCE,
+        "SESSION_RECALL_IDP_MAX_TTL": "7200",  # the provider's tokens: two hours at most
     }
     issued = _issue(env, "--user", "alice", "--can", "read,write")
     with serving(
@@ -185,6 +189,45 @@ def test_serve_takes_issued_and_provider_tokens_for_their_users_alone(
     assert "audience" in answer.json()["error"]
 
 
+def test_a_token_whose_expiry_is_no_number_or_too_far_is_refused(
+    served: tuple[Served, str], idp: IdentityProvider, module_alias: str
+):
+    """PyJWT reads an `exp` of digits in a string as a number, and checks no lifetime:
+    a token signed with serve's key, or the provider's, lived as long as it said."""
+    process, _alice = served
+    key = read_key(process.log.parent / "home" / "token.key", lost="")
+    now = int(time.time())
+    own = {
+        "iss": "session-recall", "aud": audience_for(module_alias), "sub": "alice",
+        "scope": "read", "iat": now,
+    }  # fmt: skip
+    century = now + 100 * 365 * 86400
+    tool = "/v1/users/{}/tools/cross_session_search"
+    cases = {
+        "own, exp a string": (jwt.encode({**own, "exp": str(now + 600)}, key), "alice", "'exp'"),
+        "own, 100 years": (jwt.encode({**own, "exp": century}, key), "alice", "30 days"),
+        "own, iat a string": (
+            jwt.encode({**own, "iat": str(now), "exp": now + 600}, key),
+            "alice",
+            "'iat'",
+        ),
+        "provider, exp a string": (idp.sign(idp.claims(exp=str(now + 600))), "u-alice", "'exp'"),
+        "provider, 100 years": (idp.sign(idp.claims(exp=century)), "u-alice", "2 hours"),
+        "provider, 3 hours": (idp.sign(idp.claims(exp=now + 3 * 3600)), "u-alice", "2 hours"),
+    }
+    for case, (token, user, said) in cases.items():
+        answer = _post(process, tool.format(user), token)
+        assert answer.status_code == 401, (case, answer.text)
+        assert said in answer.json()["error"], (case, answer.text)
+    # Within the bounds, the same tokens are taken.
+    assert (
+        _post(process, tool.format("alice"), jwt.encode({**own, "exp": now + 600}, key)).status_code
+        == 200
+    )
+    in_time = idp.sign(idp.claims(exp=now + 3600))
+    assert _post(process, tool.format("u-alice"), in_time).status_code == 200
+
+
 def test_no_token_nor_key_appears_in_serves_log(
     served: tuple[Served, str], idp: IdentityProvider, tmp_path: Path
 ):
@@ -201,7 +244,9 @@ def test_no_token_nor_key_appears_in_serves_log(
                 headers={"Authorization": f"Bearer {token}"},
                 timeout=30,
             )
-    assert wait_until(lambda: "/v1/users/bob/sessions" in process.log_text(), timeout=30)
+    # The last request's access line (by route template: never the ids of the path).
+    sessions = "GET /v1/users/{user}/sessions "
+    assert wait_until(lambda: process.log_text().count(sessions) >= 18, timeout=30)
     log = process.log_text()
     secrets = [OPERATOR, key_text, *(t for t in [alice, from_idp, *bad])]
     # Each part of a token too: a signature alone forges nothing, but says it was logged.
@@ -219,3 +264,50 @@ def test_serve_warns_at_start_when_it_takes_no_token(
             "Warning: serving without any token: every local process can read, write and "
             "erase every user's events." in served.log_text()
         )
+
+
+@pytest.mark.parametrize("weak", ["a", "operator", "aaaaaaaaaaaaaaaaaaaa", "abababababababababab"])
+def test_serve_refuses_a_weak_operator_token(
+    es_url: str, module_alias: str, tmp_path: Path, weak: str
+):
+    done = _serve(es_url, module_alias, tmp_path, env={"SESSION_RECALL_TOKEN": weak})
+    assert done.returncode == 3, done.stderr
+    assert "The operator token (SESSION_RECALL_TOKEN) is too weak" in done.stderr
+    assert len(weak) < 16 or weak not in done.stderr  # never echoed
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_off_loopback_takes_no_token_unless_told_so(
+    es_url: str, module_alias: str, tmp_path: Path
+):
+    refused = _serve(es_url, module_alias, tmp_path, "--host", "0.0.0.0")
+    assert refused.returncode == 3, refused.stderr
+    assert "serve would listen on 0.0.0.0 without any token" in refused.stderr
+    assert "--allow-no-token" in refused.stderr
+    told = {"SESSION_RECALL_HOST": "0.0.0.0", "SESSION_RECALL_ALLOW_NO_TOKEN": "1"}
+    with serving(es_url=es_url, alias=module_alias, folder=tmp_path, env=told) as served:
+        assert httpx.get(f"{served.url}/healthz", timeout=10).status_code == 200
+        assert "anyone who can reach 0.0.0.0 can read, write and erase" in served.log_text()
+
+
+def _serve(
+    es_url: str, alias: str, folder: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A serve that should refuse to start: it would answer on a free port otherwise."""
+    import os
+
+    from tests.support.network import free_port
+
+    settings = {
+        "ELASTICSEARCH_URL": es_url,
+        "SESSION_RECALL_INDEX": alias,
+        "SESSION_RECALL_HOME": str(folder / "home"),
+        **(env or {}),
+    }
+    return subprocess.run(
+        ["session-recall", "serve", "--port", str(free_port()), *args],
+        env={**os.environ, **settings},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

@@ -130,3 +130,15 @@ def test_the_operations_page_gives_every_privilege_of_every_role_with_its_reason
             short = privilege.rsplit("/", 1)[-1]
             assert any(privilege in row or f"`_{short}`" in row for row in rows), (role, privilege)
         assert all(row.count("|") == 4 and row.split("|")[3].strip() for row in rows[2:]), role
+
+
+@given(alias=st.from_regex(r"[a-z0-9][a-z0-9_]{0,199}", fullmatch=True))
+def test_each_role_starts_a_line_of_roles_yml_as_a_plain_key(alias: str) -> None:
+    """Elasticsearch reads roles.yml one role at a time, from each line that is not
+    indented: a name in YAML's `? key` form (PyYAML's for keys of 128 characters or
+    more) split a role in two, and the role was skipped."""
+    text = roles_yml(alias)
+    tops = [line for line in text.splitlines() if line and not line[0].isspace()]
+    tops = [line for line in tops if not line.startswith("#")]
+    assert tops == [f"{role_name(alias, role)}:" for role in ROLES]
+    assert yaml.safe_load(text) == api_key_body(alias, ROLES)["role_descriptors"]
