@@ -9,6 +9,7 @@ import click
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.cli.options import limit_options
 from session_recall.client import failover_only
+from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,
@@ -16,6 +17,7 @@ from session_recall.tools import (
     BoundTool,
     cross_conversation_tool,
     cross_session_tool,
+    kept_memory_tools,
     memory_tool,
     tool_definitions,
 )
@@ -53,6 +55,10 @@ def tools(style: str, names: tuple[str, ...]) -> None:
     "--lookback-days", type=int, show_default=str(DEFAULT_LOOKBACK_DAYS),
     help="With --contact: how recent a conversation's last message must be.",
 )  # fmt: skip
+@click.option(
+    "--memory-writes/--no-memory-writes", default=True, show_default=True,
+    help="Serve save_memory and retire_memory beside recall_memories (off: a read-only agent).",
+)  # fmt: skip
 @limit_options("read_deadline")
 @pass_app
 def mcp(
@@ -62,12 +68,16 @@ def mcp(
     inbox: str | None,
     current_session: str | None,
     lookback_days: int | None,
+    memory_writes: bool,
     read_deadline: float,
 ) -> None:
-    """Serve the recall tools (cross_session_search and memory_search) over stdio to an
-    MCP client, bound to one user.
+    """Serve the recall tools (cross_session_search, memory_search, and the kept-memory
+    tools recall_memories, save_memory and retire_memory) over stdio to an MCP client,
+    bound to one user.
 
-    The scope is fixed here, on the command line: no tool call can change it.
+    The scope is fixed here, on the command line: no tool call can change it. With
+    --contact and --inbox, recall_memories keeps to the memories saved in that scope,
+    and save_memory saves each memory in it.
 
     \b
     Example:
@@ -87,9 +97,22 @@ def mcp(
     # Elasticsearch stops a heavy search there too.
     client = app.client.options(request_timeout=read_deadline, **failover_only(app.settings))
     searchers = searchers_for(client, app.settings, search_timeout=read_deadline)
+    turns = searchers.memory(user_id=user)
+    writer = (
+        MemoryWriter(
+            client,
+            app.settings.index,
+            user_id=user,
+            embedder=searchers.embedder,
+            contact_id=contact,
+            inbox_id=inbox,
+        )
+        if memory_writes
+        else None
+    )
     bound: list[BoundTool] = [
         cross_session_tool(searchers.cross_session(user_id=user)),
-        memory_tool(searchers.memory(user_id=user)),
+        memory_tool(turns),
     ]
     if contact and inbox:
         settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
@@ -97,4 +120,7 @@ def mcp(
             user_id=user, contact_id=contact, inbox_id=inbox, settings=settings
         )
         bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
+    bound += kept_memory_tools(
+        searchers.memories(user_id=user), writer, turns=turns, contact_id=contact, inbox_id=inbox
+    )
     anyio.run(serve_stdio, build_server(bound))

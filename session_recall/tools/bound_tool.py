@@ -69,8 +69,13 @@ class BoundTool:
     spec: ToolSpec
     # (validated arguments, cursor) -> page; the cursor comes from the application, never
     # from the model's arguments.
-    search: Callable[[Any, str | None], Result]
+    search: Callable[[Any, str | None], Any]
     with_session: bool = True
+    # How a result reads, for a tool whose result is no search page (the kept-memory
+    # tools); None: a page's rows, or memory_search's hits.
+    renderer: Callable[[Any], str] | None = None
+    # The line a model reads when Elasticsearch fails in a way recall did not name.
+    unavailable: str = UNAVAILABLE
 
     @property
     def name(self) -> str:
@@ -83,7 +88,7 @@ class BoundTool:
         except ValidationError as err:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
-    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
+    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Any:
         """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
         # Logged without innerThought, which stays private to the model; dumped only
@@ -97,9 +102,11 @@ class BoundTool:
             raise
         except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)
-            raise ElasticsearchUnavailable(UNAVAILABLE) from None
+            raise ElasticsearchUnavailable(self.unavailable) from None
 
-    def render(self, page: Result) -> str:
+    def render(self, page: Any) -> str:
+        if self.renderer is not None:
+            return self.renderer(page)
         if isinstance(page, MemorySearchResult):
             return render_memory(page)
         return render_items(page.items, with_session=self.with_session)
