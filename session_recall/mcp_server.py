@@ -13,9 +13,9 @@ from session_recall import __version__
 from session_recall.tools import BoundTool, ToolArgumentError, ToolResult
 
 INSTRUCTIONS = (
-    "Recall tools over past conversations, and the user's kept memories (recall_memories, and "
-    "save_memory and retire_memory unless the server is read-only). Their scope (user, contact, "
-    "inbox) is fixed by the application that started this server."
+    "Recall tools over past conversations, and the user's kept memories (recall_memories; "
+    "save_memory and retire_memory when the server keeps memories). Their scope (user, "
+    "contact, inbox) is fixed by the application that started this server."
 )
 
 

@@ -56,8 +56,9 @@ def tools(style: str, names: tuple[str, ...]) -> None:
     help="With --contact: how recent a conversation's last message must be.",
 )  # fmt: skip
 @click.option(
-    "--memory-writes/--no-memory-writes", default=True, show_default=True,
-    help="Serve save_memory and retire_memory beside recall_memories (off: a read-only agent).",
+    "--memory-writes", is_flag=True,
+    help="Also serve save_memory and retire_memory (for an agent that keeps memories); the "
+    "search tools' rows then carry each event's eventId, which save_memory takes as a source.",
 )  # fmt: skip
 @limit_options("read_deadline")
 @pass_app
@@ -71,8 +72,8 @@ def mcp(
     memory_writes: bool,
     read_deadline: float,
 ) -> None:
-    """Serve the recall tools (cross_session_search, memory_search, and the kept-memory
-    tools recall_memories, save_memory and retire_memory) over stdio to an MCP client,
+    """Serve the recall tools (cross_session_search, memory_search, recall_memories, and
+    with --memory-writes save_memory and retire_memory) over stdio to an MCP client,
     bound to one user.
 
     The scope is fixed here, on the command line: no tool call can change it. With
@@ -82,6 +83,7 @@ def mcp(
     \b
     Example:
       session-recall mcp --user alice --contact c-42 --inbox web
+      session-recall mcp --user alice --memory-writes
     """
     if bool(contact) != bool(inbox):
         raise click.UsageError("--contact and --inbox go together.")
@@ -111,8 +113,8 @@ def mcp(
         else None
     )
     bound: list[BoundTool] = [
-        cross_session_tool(searchers.cross_session(user_id=user)),
-        memory_tool(turns),
+        cross_session_tool(searchers.cross_session(user_id=user), event_ids=memory_writes),
+        memory_tool(turns, event_ids=memory_writes),
     ]
     if contact and inbox:
         settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)

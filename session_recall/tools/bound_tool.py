@@ -71,6 +71,9 @@ class BoundTool:
     # from the model's arguments.
     search: Callable[[Any, str | None], Any]
     with_session: bool = True
+    # Each event's eventId in the rows: the application's choice, for an agent that
+    # cites events as a memory's sources (save_memory).
+    with_event_id: bool = False
     # How a result reads, for a tool whose result is no search page (the kept-memory
     # tools); None: a page's rows, or memory_search's hits.
     renderer: Callable[[Any], str] | None = None
@@ -108,8 +111,10 @@ class BoundTool:
         if self.renderer is not None:
             return self.renderer(page)
         if isinstance(page, MemorySearchResult):
-            return render_memory(page)
-        return render_items(page.items, with_session=self.with_session)
+            return render_memory(page, with_event_id=self.with_event_id)
+        return render_items(
+            page.items, with_session=self.with_session, with_event_id=self.with_event_id
+        )
 
     def call(self, arguments: Mapping[str, Any]) -> ToolResult:
         """The reference's output for a model's call; errors become one short line."""
@@ -141,13 +146,16 @@ def _describe(err: ValidationError, spec: ToolSpec) -> str:
     return f"{'; '.join(problems)}. {spec.name} takes: {allowed}; its scope is fixed."
 
 
-def cross_session_tool(searcher: CrossSessionSearcher) -> BoundTool:
+def cross_session_tool(searcher: CrossSessionSearcher, *, event_ids: bool = False) -> BoundTool:
+    """cross_session_search; `event_ids` adds each event's eventId to the rows (for an
+    agent that saves memories from what it finds)."""
+
     def search(args: CrossSessionSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(
             args.query, match=args.match_mode, since=args.since, page=args.page, cursor=cursor
         )
 
-    return BoundTool(CROSS_SESSION_SEARCH, search)
+    return BoundTool(CROSS_SESSION_SEARCH, search, with_event_id=event_ids)
 
 
 def conversation_tool(searcher: ConversationSearcher) -> BoundTool:
@@ -172,8 +180,11 @@ def cross_conversation_tool(
     return BoundTool(CROSS_CONVERSATION_SEARCH, search)
 
 
-def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTool:
-    """memory_search; `mode` is the application's choice (default: the searcher's)."""
+def memory_tool(
+    searcher: MemorySearcher, *, mode: str | None = None, event_ids: bool = False
+) -> BoundTool:
+    """memory_search; `mode` is the application's choice (default: the searcher's);
+    `event_ids` adds each hit's eventId to its row."""
 
     def search(args: MemorySearchArguments, _cursor: str | None) -> MemorySearchResult:
         return searcher.search(
@@ -186,4 +197,4 @@ def memory_tool(searcher: MemorySearcher, *, mode: str | None = None) -> BoundTo
             context=args.context,
         )
 
-    return BoundTool(MEMORY_SEARCH, search)
+    return BoundTool(MEMORY_SEARCH, search, with_event_id=event_ids)

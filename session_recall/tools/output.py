@@ -2,7 +2,9 @@
 
 A compact JSON array of `{"sessionId","timestamp","type","text"}` objects in
 chronological order (`conversation_search` leaves out `sessionId`), or the sentence
-"No results found." Timestamps are rendered like Java's `Instant.toString`.
+"No results found." Timestamps are rendered like Java's `Instant.toString`. A tool
+that the application builds for an agent that saves memories adds each event's
+`eventId` last (`with_event_id`), which save_memory takes as a source.
 """
 
 import json
@@ -16,11 +18,15 @@ from session_recall.recall import RecallItem
 NO_RESULTS = "No results found."
 
 
-def render_items(items: Iterable[RecallItem], *, with_session: bool = True) -> str:
+def render_items(
+    items: Iterable[RecallItem], *, with_session: bool = True, with_event_id: bool = False
+) -> str:
     rows: list[dict[str, Any]] = []
     for item in items:
         row: dict[str, Any] = {"sessionId": item.session_id} if with_session else {}
         row |= {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+        if with_event_id:
+            row["eventId"] = item.event_id
         rows.append(row)
     if not rows:
         return NO_RESULTS

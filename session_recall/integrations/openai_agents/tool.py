@@ -53,15 +53,22 @@ def function_tool(bound: BoundTool) -> FunctionTool:
     )
 
 
-def memory_search_tool(searcher: MemorySearcher, *, mode: str | None = None) -> FunctionTool:
+def memory_search_tool(
+    searcher: MemorySearcher, *, mode: str | None = None, event_ids: bool = False
+) -> FunctionTool:
     """memory_search over `searcher`'s user, for an `Agent(tools=[...])`. `mode` is the
-    application's choice (default: the searcher's, hybrid with an embedder)."""
-    return function_tool(memory_tool(searcher, mode=mode))
+    application's choice (default: the searcher's, hybrid with an embedder);
+    `event_ids` adds each hit's eventId, for an agent that saves memories."""
+    return function_tool(memory_tool(searcher, mode=mode, event_ids=event_ids))
 
 
-def cross_session_search_tool(searcher: CrossSessionSearcher) -> FunctionTool:
-    """cross_session_search over every session of `searcher`'s user."""
-    return function_tool(cross_session_tool(searcher))
+def cross_session_search_tool(
+    searcher: CrossSessionSearcher, *, event_ids: bool = False
+) -> FunctionTool:
+    """cross_session_search over every session of `searcher`'s user; `event_ids` adds
+    each event's eventId to its row, which save_memory takes as a source (a background
+    agent that mines the history with `since` and saves what it concludes)."""
+    return function_tool(cross_session_tool(searcher, event_ids=event_ids))
 
 
 def recall_memories_tool(
