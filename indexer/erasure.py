@@ -39,6 +39,7 @@ from session_recall.core.instant import Instant
 from session_recall.indexer import bulk, context, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
+from session_recall.indexer.enrichment import memory_erasure
 from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
@@ -215,6 +216,7 @@ def _repair(
     # in real time, seeing this event gone (`context.write_checked`).
     note_removal(client, alias)
     context.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
+    memory_erasure.remove_with_sources(client, alias, user_id, ids)
 
 
 def note_removal(client: Elasticsearch, alias: str) -> None:

@@ -54,6 +54,13 @@ from session_recall.recall.errors import (
     TermTooLong,
     TooManyTerms,
 )
+from session_recall.recall.memories import (
+    MAX_MEMORY_LIMIT,
+    MAX_MEMORY_PAGE,
+    MemoriesPage,
+    MemoriesResult,
+    MemoriesSearcher,
+)
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -79,6 +86,8 @@ __all__ = [
     "MAX_CONTEXT",
     "MAX_LIMIT",
     "MAX_LOOKBACK_DAYS",
+    "MAX_MEMORY_LIMIT",
+    "MAX_MEMORY_PAGE",
     "MAX_PAGE_SIZE",
     "MAX_QUERY_CHARS",
     "MAX_TERMS",
@@ -104,6 +113,9 @@ __all__ = [
     "InvalidTypes",
     "InvalidUntil",
     "MatchMode",
+    "MemoriesPage",
+    "MemoriesResult",
+    "MemoriesSearcher",
     "MemoryHit",
     "MemoryRequest",
     "MemorySearchResult",
