@@ -3,6 +3,7 @@
 import json
 import logging
 import sys
+from dataclasses import replace
 
 import click
 
@@ -123,6 +124,11 @@ def mcp(
         )
         bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
     bound += kept_memory_tools(
-        searchers.memories(user_id=user), writer, turns=turns, contact_id=contact, inbox_id=inbox
+        searchers.memories(user_id=user),
+        writer,
+        turns=turns,
+        contact_id=contact,
+        inbox_id=inbox,
+        keywords=replace(searchers, embedder=None).memories(user_id=user),
     )
     anyio.run(serve_stdio, build_server(bound))

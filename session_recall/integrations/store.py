@@ -15,6 +15,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -274,6 +275,11 @@ class EventStore:
     def memories(self, user_id: str) -> MemoriesSearcher:
         """The kept memories of `user_id`: search and list."""
         return self.searchers.memories(user_id=user_id)
+
+    def keyword_memories(self, user_id: str) -> MemoriesSearcher:
+        """The kept memories of `user_id`, searched on keywords alone: what recall falls
+        back on when the query cannot be embedded (a local model not installed)."""
+        return replace(self.searchers, embedder=None).memories(user_id=user_id)
 
     def memory_writer(
         self, user_id: str, *, contact_id: str | None = None, inbox_id: str | None = None

@@ -14,6 +14,7 @@ it. No argument names a user, a contact or an inbox (`extra="forbid"`).
 
 from dataclasses import dataclass
 
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.kept_memories import Memory
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
 from session_recall.recall import (
@@ -58,22 +59,34 @@ def recall_memories_tool(
     mode: str | None = None,
     contact_id: str | None = None,
     inbox_id: str | None = None,
+    keywords: MemoriesSearcher | None = None,
 ) -> BoundTool:
     """recall_memories over `memories`' user. `turns` answers a request for turns (the
     same user's memory_search; without it, none are given); `mode` is its search mode;
-    `contact_id`/`inbox_id` keep recall to the memories saved in that scope."""
+    `contact_id`/`inbox_id` keep recall to the memories saved in that scope.
+    `keywords`: the same user's memories without an embedder, searched when the query
+    cannot be embedded for a reason `memories` does not fall back on itself (a local
+    model not installed), as memory_search then runs on keywords."""
     scoped = contact_id is not None or inbox_id is not None
+
+    def find(args: RecallMemoriesArguments, limit: int) -> list[Memory]:
+        def search(searcher: MemoriesSearcher) -> list[Memory]:
+            return searcher.search(
+                args.query, kinds=args.kinds, include_superseded=args.include_superseded,
+                limit=limit,
+            ).memories  # fmt: skip
+
+        try:
+            return search(memories)
+        except ConfigurationError:
+            if keywords is None:
+                raise
+            return search(keywords)
 
     def search(args: RecallMemoriesArguments, _cursor: str | None) -> _Recalled:
         # A scoped tool reads the most it may and keeps its scope's: the memories index
         # is per user, and a contact's share of one user's memories is small.
-        limit = MAX_MEMORY_LIMIT if scoped else args.limit
-        found = memories.search(
-            args.query,
-            kinds=args.kinds,
-            include_superseded=args.include_superseded,
-            limit=limit,
-        ).memories
+        found = find(args, MAX_MEMORY_LIMIT if scoped else args.limit)
         if scoped:
             found = [m for m in found if _in_scope(m, contact_id, inbox_id)][: args.limit]
         hits = None
@@ -122,11 +135,17 @@ def kept_memory_tools(
     mode: str | None = None,
     contact_id: str | None = None,
     inbox_id: str | None = None,
+    keywords: MemoriesSearcher | None = None,
 ) -> list[BoundTool]:
     """recall_memories, and with a `writer`, save_memory and retire_memory."""
     tools = [
         recall_memories_tool(
-            memories, turns=turns, mode=mode, contact_id=contact_id, inbox_id=inbox_id
+            memories,
+            turns=turns,
+            mode=mode,
+            contact_id=contact_id,
+            inbox_id=inbox_id,
+            keywords=keywords,
         )
     ]
     if writer is not None:

@@ -31,6 +31,7 @@ from google.adk.memory.base_memory_service import SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 
 from session_recall.config import Settings
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.instant import Instant
 from session_recall.indexer import Scope
 from session_recall.integrations.adk.events import (
@@ -178,7 +179,11 @@ class SessionRecallMemoryService(BaseMemoryService):
         kept, searcher = self._store.memories(user), self._store.memory(user)
 
         def search() -> list[MemoryEntry]:
-            memories = kept.search(query, limit=self.limit).memories
+            try:
+                memories = kept.search(query, limit=self.limit).memories
+            except ConfigurationError:  # a local model not installed: keywords, as below
+                keywords = self._store.keyword_memories(user)
+                memories = keywords.search(query, limit=self.limit).memories
             result = searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
             return [to_kept_entry(m) for m in memories] + [to_memory_entry(h) for h in result.hits]
 

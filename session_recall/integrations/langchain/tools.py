@@ -77,5 +77,6 @@ def kept_memory_tools(
         mode=mode,
         contact_id=contact_id,
         inbox_id=inbox_id,
+        keywords=store.keyword_memories(user),
     )
     return [SessionRecallTool.from_bound(tool) for tool in bound]

@@ -159,8 +159,11 @@ class SessionRecallSession(SessionABC):
         `cross_session_search_tool`: a background agent's mining)."""
         return self._store.searchers.cross_session(user_id=self.user_id)
 
-    def memories(self) -> MemoriesSearcher:
-        """This user's kept memories (for `recall_memories_tool`)."""
+    def memories(self, *, keywords_only: bool = False) -> MemoriesSearcher:
+        """This user's kept memories (for `recall_memories_tool`); `keywords_only`
+        searches them without the embedder."""
+        if keywords_only:
+            return self._store.keyword_memories(self.user_id)
         return self._store.memories(self.user_id)
 
     def memory_writer(self) -> MemoryWriter:

@@ -72,11 +72,18 @@ def cross_session_search_tool(
 
 
 def recall_memories_tool(
-    memories: MemoriesSearcher, *, turns: MemorySearcher | None = None, mode: str | None = None
+    memories: MemoriesSearcher,
+    *,
+    turns: MemorySearcher | None = None,
+    mode: str | None = None,
+    keywords: MemoriesSearcher | None = None,
 ) -> FunctionTool:
     """recall_memories over `memories`' user; `turns` (memory_search of the same user)
-    answers a request for the matching turns."""
-    return function_tool(kept_tools.recall_memories_tool(memories, turns=turns, mode=mode))
+    answers a request for the matching turns; `keywords` (the same user's memories
+    without an embedder) is searched when the query cannot be embedded."""
+    return function_tool(
+        kept_tools.recall_memories_tool(memories, turns=turns, mode=mode, keywords=keywords)
+    )
 
 
 def save_memory_tool(writer: MemoryWriter) -> FunctionTool:
@@ -93,7 +100,8 @@ def kept_memory_tools(
     """recall_memories (with its turns from memory_search) for `session`'s user, and
     unless `writes=False`, save_memory and retire_memory as that user."""
     memories, turns = session.memories(), session.memory()
-    tools = [recall_memories_tool(memories, turns=turns, mode=mode)]
+    keywords = session.memories(keywords_only=True)
+    tools = [recall_memories_tool(memories, turns=turns, mode=mode, keywords=keywords)]
     if writes:
         writer = session.memory_writer()
         tools += [save_memory_tool(writer), retire_memory_tool(writer)]
