@@ -105,9 +105,7 @@ def test_turns_come_after_the_memories_only_when_asked(es, searchers, saved):
     assert any("Postgres" in turn["text"] for turn in found["turns"])
 
 
-def test_a_correction_supersedes_and_history_is_listed_only_when_asked(
-    es, searchers, module_alias
-):
+def test_a_correction_supersedes_and_history_is_listed_only_when_asked(es, searchers, module_alias):
     alice = _tools(es, searchers, "alice")
     first = _call(
         alice["save_memory"],
@@ -138,13 +136,17 @@ def test_a_correction_supersedes_and_history_is_listed_only_when_asked(
 def test_another_users_memories_are_never_returned(es, searchers, saved):
     alice, bob = _tools(es, searchers, "alice"), _tools(es, searchers, "bob")
     for query in (BOB_SECRET, "launch Friday secret", "billing Postgres"):
-        text = alice["recall_memories"].call(
-            {"innerThought": THOUGHT, "query": query, "includeSuperseded": True, "turns": 10}
-        ).text
+        text = (
+            alice["recall_memories"]
+            .call({"innerThought": THOUGHT, "query": query, "includeSuperseded": True, "turns": 10})
+            .text
+        )
         assert saved["bob"] not in text and "Friday" not in text, text
-        text = bob["recall_memories"].call(
-            {"innerThought": THOUGHT, "query": query, "includeSuperseded": True, "turns": 10}
-        ).text
+        text = (
+            bob["recall_memories"]
+            .call({"innerThought": THOUGHT, "query": query, "includeSuperseded": True, "turns": 10})
+            .text
+        )
         assert saved["alice"] not in text and "Postgres" not in text, text
 
 
@@ -160,9 +162,7 @@ def test_no_argument_can_name_another_user(es, searchers, saved, smuggled):
         assert result.is_error and f"unknown argument '{smuggled}'" in result.text
 
 
-def test_another_users_event_is_no_source_and_their_memory_cannot_be_retired(
-    es, searchers, saved
-):
+def test_another_users_event_is_no_source_and_their_memory_cannot_be_retired(es, searchers, saved):
     alice = _tools(es, searchers, "alice")
     refused = alice["save_memory"].call(
         {"innerThought": THOUGHT, "statement": "Launch Friday.", "kind": "fact",

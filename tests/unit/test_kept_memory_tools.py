@@ -32,8 +32,8 @@ def test_the_three_tools_are_defined_in_openai_and_anthropic_shapes(style, schem
     definitions = tool_definitions(KEPT, style)
     for name, definition in zip(KEPT, definitions, strict=True):
         body = definition["function"] if style == "openai" else definition
-        assert body["name"] == name and "no argument can select another user" in (
-            body["description"]
+        assert (
+            body["name"] == name and "no argument can select another user" in (body["description"])
         )
         schema = body[schema_key]
         Draft202012Validator.check_schema(schema)
