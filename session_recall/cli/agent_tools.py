@@ -45,7 +45,7 @@ def tools(style: str, names: tuple[str, ...]) -> None:
 @click.command("mcp")
 @click.option(
     "--user", required=True,
-    help="The user whose sessions cross_session_search and memory_search read.",
+    help="The user whose sessions and kept memories the tools read.",
 )  # fmt: skip
 @click.option(
     "--contact", help="With --inbox: also serve cross_conversation_search (within --user)."
@@ -73,13 +73,13 @@ def mcp(
     memory_writes: bool,
     read_deadline: float,
 ) -> None:
-    """Serve the recall tools (cross_session_search, memory_search, recall_memories, and
-    with --memory-writes save_memory and retire_memory) over stdio to an MCP client,
-    bound to one user.
+    """Serve the recall tools (cross_session_search, memory_search, recall_memories) over
+    stdio to an MCP client, bound to one user.
 
-    The scope is fixed here, on the command line: no tool call can change it. With
-    --contact and --inbox, recall_memories keeps to the memories saved in that scope,
-    and save_memory saves each memory in it.
+    With --memory-writes, save_memory and retire_memory too. The scope is fixed here,
+    on the command line: no tool call can change it. With --contact and --inbox,
+    recall_memories keeps to the memories saved in that scope, and save_memory saves
+    each memory in it.
 
     \b
     Example:
