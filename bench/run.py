@@ -33,6 +33,7 @@ from bench import (
     loader,
     machine,
     memory_eval,
+    memory_mining,
     metrics_cost,
     plot,
     report,
@@ -444,8 +445,8 @@ class Run:
         config.report.parent.mkdir(parents=True, exist_ok=True)
         rendered = report.render(results, plot=config.plot, report=config.report)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
-        # Sections written by the other modes' runs, and by the LoCoMo harness.
-        for mode in (semantic, scale, memory_eval, enrichment, metrics_cost):
+        # Sections written by the other modes' runs, the LoCoMo harness and the miner's.
+        for mode in (semantic, scale, memory_eval, memory_mining, enrichment, metrics_cost):
             kept = mode.kept_section(old)
             if kept is not None:
                 rendered = mode.replace_section(rendered, kept)
