@@ -9,9 +9,9 @@ recall_memories answers with one compact JSON object, memories first:
 
 `turns` is there only when the model asked for them (memory_search's rows, each with
 its neighbours). A superseded memory (asked for with includeSuperseded) also carries
-its `validTo`; a retired one, its `retired` reason. The memories' rows are the ones
-`memories list --json` prints (`memory_row`). With nothing found: "No results found.",
-as every tool says it.
+its `validTo`; a retired one, its `retired` reason. A row (`memory_row`) has the fields
+of `memories list --json` but `origin`, and `subject` and `validTo` only when set. With
+nothing found: "No results found.", as every tool says it.
 """
 
 import json

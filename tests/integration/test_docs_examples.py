@@ -52,11 +52,15 @@ def _frameworks_output(outputs: list[str]) -> None:
 
 
 def _memories_output(outputs: list[str]) -> None:
-    [agents] = outputs
+    agents, miner = outputs
     assert "found: Remember this: billing data never leaves Postgres. sample-008" in agents
     assert "kept: instruction Billing data never leaves Postgres. ['sample-008']" in agents
     assert "recalled: Billing data never leaves Postgres." in agents
     assert agents.splitlines()[-1].startswith("No: you asked me to remember"), agents
+    first, again, *listed = miner.splitlines()
+    assert first.endswith("mined: 4 memory(ies) kept, 1 superseded."), miner
+    assert again.startswith("0 new event(s)"), miner
+    assert any("[instruction] Billing data never leaves Postgres" in line for line in listed)
 
 
 def _partition_row(month: str, events: int) -> str:
