@@ -7,6 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 from elasticsearch import Elasticsearch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from session_recall.cli import main
 from session_recall.config import Settings
@@ -248,3 +250,25 @@ def test_the_tools_take_only_their_own_writer(es, searchers):
     )  # fmt: skip
     assert result.is_error and ALICE_BILLING in result.text
     assert retire.call({"innerThought": THOUGHT, "memoryId": "nope", "reason": "x"}).is_error
+
+
+_WORDS = ["billing", "Postgres", "launch", "Friday", "secret", "offsite", "October", "data"]
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    words=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4),
+    user=st.sampled_from(["alice", "bob"]),
+    kinds=st.none() | st.lists(st.sampled_from(["decision", "instruction", "fact"]), min_size=1),
+)
+def test_no_query_returns_a_memory_of_another_user(es, searchers, saved, words, user, kinds):
+    other = "bob" if user == "alice" else "alice"
+    theirs = searchers.memories(user_id=other).list(include_superseded=True).memories
+    assert theirs  # the property is about memories that exist
+    tool = _tools(es, searchers, user)["recall_memories"]
+    arguments = {"query": " ".join(words), "includeSuperseded": True, "turns": 3}
+    if kinds is not None:
+        arguments["kinds"] = kinds
+    text = tool.call({"innerThought": THOUGHT, **arguments}).text
+    assert not any(memory.memory_id in text for memory in theirs), text
