@@ -51,8 +51,8 @@ from session_recall.recall import Searchers
 from session_recall.templates import install, uninstall
 from session_recall.tools import recall_memories_tool
 
-START = "<!-- kept memories: from python -m bench.kept_memories, its command below -->"
-END = "<!-- /kept memories -->"
+START = "<!-- kept memories speed: from python -m bench.kept_memories, its command below -->"
+END = "<!-- /kept memories speed -->"
 OUT = Path("bench/out")
 QUERY_SEED = 56
 # Memories saved at once while loading: a background agent saves one at a time, but
@@ -212,7 +212,7 @@ def render(results: dict[str, Any], command: str) -> str:
     bare_ms = f"{bare['p50_ms']:.2f} | {bare['p95_ms']:.2f}"
     turns_ms = f"{turns['p50_ms']:.2f} | {turns['p95_ms']:.2f}"
     return f"""{START}
-## Kept memories
+## Kept memories: mining and recall speed
 
 `{command}`, one run on {r["when"]}: {r["machine"]}. {r["events"]:,} generated events
 (`bench.generate`: {r["heavy_events"]:,} of the heavy user, the rest of

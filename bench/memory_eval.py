@@ -63,7 +63,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
-from session_recall.indexer import context as _context
+from session_recall.indexer.enrichment import context_rule as _context
 from session_recall.recall import Searchers, memory_query
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.templates import install, uninstall

@@ -11,8 +11,14 @@ from session_recall.indexer.batcher import REFRESH_POLICIES, Batcher, BatchingOp
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.document import document_body, document_id, to_document
-from session_recall.indexer.enricher import Enricher, follow
-from session_recall.indexer.enrichment import EnrichmentSummary, enrich, pending, refused
+from session_recall.indexer.enrichment import (
+    Enricher,
+    EnrichmentSummary,
+    enrich,
+    follow,
+    pending,
+    refused,
+)
 from session_recall.indexer.erasure import (
     ErasurePreview,
     ErasureResult,

@@ -42,7 +42,7 @@ def document_id(
 
 
 # A number from the event's user and session, the same for every event of a session:
-# enrichers split the work by it (`indexer.slices`), so that the turns of one session,
+# enrichers split the work by it (`enrichment.slices`), so that the turns of one session,
 # whose contexts hold each other, are always enriched by one of them.
 SLOT_FIELD = "slot"
 SLOTS = 1 << 16

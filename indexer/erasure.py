@@ -8,7 +8,7 @@ document). Passes repeat until one finds nothing, which also catches documents
 whose sort values tie across pages.
 
 An erased event's words also live in the contexts of the turns after it
-(`indexer.context`). Each page is removed inside `forgetting`: a record of the page's
+(`enrichment.repair`). Each page is removed inside `forgetting`: a record of the page's
 ids goes first, then the events are deleted, the alias refreshed, and the contexts
 that hold them rebuilt without them; the record goes last. An erasure that stops
 half-way leaves its record, and the next erasure of the alias finishes its rebuilding
@@ -36,10 +36,10 @@ from pydantic import BaseModel, Field
 
 from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
-from session_recall.indexer import bulk, context, tombstones
+from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.enrichment import memory_erasure
+from session_recall.indexer.enrichment import memory_erasure, paging, repair
 from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
@@ -215,7 +215,7 @@ def _repair(
     # note and writes after it sees the note move and reads the turns its contexts hold
     # in real time, seeing this event gone (`context.write_checked`).
     note_removal(client, alias)
-    context.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
+    repair.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
     memory_erasure.remove_with_sources(client, alias, user_id, ids)
 
 
@@ -301,7 +301,7 @@ class _Erasure:
         user = scope.user_id
         assert user is not None, "every scope names its user"
         page = functools.partial(
-            context.search_page, alias=self.alias, query=query, routing=scope.routing,
+            paging.search_page, alias=self.alias, query=query, routing=scope.routing,
             size=page_size,
         )  # fmt: skip
         while True:

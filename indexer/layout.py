@@ -16,9 +16,9 @@ from session_recall.core.partitions import (
     partition_of,
 )
 from session_recall.indexer import ownership, tombstones
-from session_recall.indexer.context import repair_reaching_before
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
 from session_recall.indexer.enrichment import memory_erasure
+from session_recall.indexer.enrichment.repair import repair_reaching_before
 from session_recall.indexer.erasure import note_removal
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.retry import RetryPolicy

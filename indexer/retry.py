@@ -8,8 +8,9 @@ from typing import TypeVar
 from elasticsearch import ApiError, TransportError
 from pydantic import BaseModel, Field
 
+from session_recall.core.access import Role, role_hint
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.errors import WriteUnavailable
+from session_recall.indexer.errors import IndexerError, WriteUnavailable, refusal_reason
 
 T = TypeVar("T")
 
@@ -121,3 +122,29 @@ def past_deadline(what: str, deadline: Deadline, cause: str | None) -> WriteUnav
         f"Elasticsearch could not {what} within the {deadline.seconds:g} s deadline{last}.",
         hint="It is overloaded or not answering; try again in a few seconds (it is idempotent).",
     )
+
+
+def call_or_refuse(
+    func: Callable[[], T],
+    *,
+    policy: RetryPolicy,
+    alias: str,
+    what: str,
+    role: Role,
+    refused: type[IndexerError],
+    forbidden: type[IndexerError],
+    hint: str,
+    sleep: Callable[[float], None] = time.sleep,
+    deadline: Deadline | None = None,
+) -> T:
+    """`func()` retried as a write is (`call_with_retries`); a refusal a retry cannot
+    fix is an error of ours naming what was refused and why, never the client's: a
+    missing privilege (403) is `forbidden`, naming the `role` the work needs; any
+    other refusal is `refused`, with `hint`."""
+    try:
+        return call_with_retries(func, policy=policy, what=what, sleep=sleep, deadline=deadline)
+    except ApiError as err:
+        message = f"Elasticsearch refused to {what} of {alias!r}: {refusal_reason(err)}."
+        if err.status_code == 403:
+            raise forbidden(message, hint=role_hint(role)) from None
+        raise refused(message, hint=hint) from None

@@ -12,6 +12,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from session_recall.core.digest import digest
+from session_recall.core.user_filter import user_filter
 from session_recall.indexer.event import Event, Identifier
 
 Kind = Literal["user", "session", "contact", "event"]
@@ -57,8 +58,14 @@ class Scope(BaseModel):
         return self.user_id
 
     def query(self) -> dict[str, Any]:
-        fields = ("user_id", "session_id", "contact_id", "inbox_id", "event_id")
-        terms = [{"term": {f: getattr(self, f)}} for f in fields if getattr(self, f)]
+        assert self.user_id is not None  # every scope names its user (`_complete`)
+        terms = user_filter(
+            self.user_id,
+            session_id=self.session_id,
+            contact_id=self.contact_id,
+            inbox_id=self.inbox_id,
+            event_id=self.event_id,
+        )
         return {"bool": {"filter": terms}}
 
     def describe(self) -> str:

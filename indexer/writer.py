@@ -55,6 +55,7 @@ from session_recall.indexer.document import (
     to_document,
     unstorable,
 )
+from session_recall.indexer.enrichment.vector_mapping import check_index
 from session_recall.indexer.errors import (
     AliasMissing,
     PrivilegeMissing,
@@ -65,7 +66,12 @@ from session_recall.indexer.event import Event
 from session_recall.indexer.layout import ensure_partition, write_layout
 from session_recall.indexer.parsing import EventLimits
 from session_recall.indexer.results import SCOPE_ERASED, EventResult, Status
-from session_recall.indexer.retry import RetryPolicy, Transient, call_with_retries
+from session_recall.indexer.retry import (
+    RetryPolicy,
+    Transient,
+    call_or_refuse,
+    call_with_retries,
+)
 from session_recall.indexer.scope import (
     ALL_MARKED,
     ANY_EVENT_ERASED,
@@ -373,7 +379,7 @@ class Writer:
             return
         embedder = self._embedder
         refusal = self._read(
-            lambda: vectors.check_index(self._es(), self._alias, embedder), "read the index mapping"
+            lambda: check_index(self._es(), self._alias, embedder), "read the index mapping"
         )
         if refusal is not None:
             log.warning("storing events without vectors: %s", refusal)
@@ -751,21 +757,18 @@ class Writer:
         """`func()`, a read the write needs, retried as a write is; a refusal that a
         retry cannot fix (a missing privilege, say) is a `WriteFailed` naming what was
         refused and why, never the client's own exception."""
-        try:
-            return call_with_retries(
-                func,
-                policy=self.options.retry,
-                what=what,
-                sleep=self._sleep,
-                deadline=self._deadline,
-            )
-        except ApiError as err:
-            raise WriteFailed(
-                f"Elasticsearch refused to {what} of {self._alias!r}: {refusal_reason(err)}.",
-                hint=role_hint("ingest")
-                if err.status_code == 403
-                else "Check the alias, then send the events again.",
-            ) from None
+        return call_or_refuse(
+            func,
+            policy=self.options.retry,
+            alias=self._alias,
+            what=what,
+            role="ingest",
+            refused=WriteFailed,
+            forbidden=WriteFailed,
+            hint="Check the alias, then send the events again.",
+            sleep=self._sleep,
+            deadline=self._deadline,
+        )
 
     def _es(self) -> Elasticsearch:
         """The client, its request timeout cut to what the write's deadline leaves."""

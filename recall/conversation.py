@@ -5,6 +5,7 @@ from typing import Unpack
 
 from elasticsearch import Elasticsearch
 
+from session_recall.core.user_filter import user_filter
 from session_recall.recall.arguments import checked_page, parse_phrase
 from session_recall.recall.page import RecallPage
 from session_recall.recall.pager import Pager, PagerOptions
@@ -33,7 +34,7 @@ class ConversationSearcher:
         session_id = required("session_id", session_id)
         self._scope = SearchScope(
             key=("conversation", alias, user_id, session_id),
-            pinned=(("user_id", user_id), ("session_id", session_id)),
+            pinned=tuple(user_filter(user_id, session_id=session_id)),
             routing=user_id,
         )
 

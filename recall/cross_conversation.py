@@ -36,6 +36,7 @@ from typing import Unpack
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.recall.arguments import MatchMode, checked_page, parse_match, parse_terms
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.page import RecallPage
@@ -76,10 +77,8 @@ class CrossConversationSearcher:
         self._inbox_id = required("inbox_id", inbox_id)
         self._settings = settings if settings is not None else CrossConversationSettings()
         self._now = now
-        self._pinned = (
-            ("user_id", self._user_id),
-            ("contact_id", self._contact_id),
-            ("inbox_id", self._inbox_id),
+        self._pinned = tuple(
+            user_filter(self._user_id, contact_id=self._contact_id, inbox_id=self._inbox_id)
         )
 
     def search(

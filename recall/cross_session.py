@@ -5,6 +5,7 @@ from typing import Unpack
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.recall.arguments import (
     MatchMode,
     checked_page,
@@ -37,7 +38,7 @@ class CrossSessionSearcher:
         user_id = required("user_id", user_id)
         self._scope = SearchScope(
             key=("cross_session", alias, user_id),
-            pinned=(("user_id", user_id),),
+            pinned=tuple(user_filter(user_id)),
             routing=user_id,
         )
 

@@ -23,6 +23,7 @@ from session_recall.core.index_names import memory_index
 from session_recall.core.instant import Instant
 from session_recall.core.kept_memories import MEMORY_KINDS, Memory
 from session_recall.core.stems import stems
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
 from session_recall.recall import transport
 from session_recall.recall.cursor import CursorCodec, CursorState
@@ -97,7 +98,9 @@ class MemoriesSearcher:
         self._client = client
         self._index = memory_index(alias)
         user = required("user_id", user_id)
-        self._scope = SearchScope(key=("memories", user), pinned=(("user_id", user),), routing=user)
+        self._scope = SearchScope(
+            key=("memories", user), pinned=tuple(user_filter(user)), routing=user
+        )
         self._embedder = embedder
         self._codec = None if cursor_key is None else CursorCodec(cursor_key)
         self._timeout = search_timeout

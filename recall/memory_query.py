@@ -10,6 +10,7 @@ from typing import Any
 
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import MODELS_FIELD
 from session_recall.recall.query import Body
 from session_recall.recall.text_match import any_word_clauses
@@ -27,7 +28,7 @@ KEYWORD_BOOSTS = {"text": 0.3, "stems": 0.3, "context": 1.0}
 def event_filters(
     user_id: str, *, since: Instant | None, until: Instant | None, types: tuple[str, ...]
 ) -> list[Body]:
-    filters: list[Body] = [{"term": {"user_id": user_id}}]
+    filters: list[Body] = user_filter(user_id)
     bounds = {}
     if since is not None:
         bounds["gte"] = since.to_elasticsearch()
@@ -129,7 +130,7 @@ def neighbour_bodies(
     """The `context` events of the session just before `position` (sort values in the
     event order, its timestamp's nanoseconds first) and just after it: nearest first for
     the ones before."""
-    filters: list[Body] = [{"term": {"user_id": user_id}}, {"term": {"session_id": session_id}}]
+    filters: list[Body] = user_filter(user_id, session_id=session_id)
     ascending = event_order()
     descending = [{field: "desc" for field in key} for key in ascending]
     common = {

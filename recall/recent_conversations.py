@@ -13,6 +13,7 @@ from typing import Any
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.recall import transport
 from session_recall.recall.query import Body
 
@@ -33,9 +34,7 @@ def recent_conversations_body(
     limit: int,
 ) -> Body:
     filters: list[Body] = [
-        {"term": {"user_id": user_id}},
-        {"term": {"contact_id": contact_id}},
-        {"term": {"inbox_id": inbox_id}},
+        *user_filter(user_id, contact_id=contact_id, inbox_id=inbox_id),
         {"term": {"conversation_type": "chat"}},
     ]
     bounds = {"gte": start.to_elasticsearch(), "lte": end.to_elasticsearch()}

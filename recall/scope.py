@@ -17,16 +17,15 @@ class SearchScope:
     """
 
     key: tuple[Any, ...]
-    # Field and value pairs that every hit must have, as `term` filters.
-    pinned: tuple[tuple[str, str], ...]
+    # The clauses that bind every hit to the searcher's user (`core.user_filter`).
+    pinned: tuple[dict[str, Any], ...]
     # Further filter clauses every hit must match (scope C: which conversations).
     clauses: tuple[dict[str, Any], ...] = ()
     # The user_id: one user's events live on one shard, so the search touches only it.
     routing: str | None = None
 
     def filters(self) -> list[dict[str, Any]]:
-        terms = [{"term": {field: value}} for field, value in self.pinned]
-        return [*terms, *self.clauses]
+        return [*self.pinned, *self.clauses]
 
 
 def binding(value: Any) -> str:

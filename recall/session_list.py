@@ -17,6 +17,7 @@ from elasticsearch import Elasticsearch
 from pydantic import BaseModel, ConfigDict
 
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.recall import transport
 from session_recall.recall.pager import checked_page_size
 from session_recall.recall.query import Body
@@ -56,7 +57,7 @@ def sessions_body(*, user_id: str, size: int, after: str | None = None) -> Body:
     return {
         "size": 0,
         "track_total_hits": False,
-        "query": {"bool": {"filter": [{"term": {"user_id": user_id}}]}},
+        "query": {"bool": {"filter": user_filter(user_id)}},
         "aggs": {
             "sessions": {
                 "composite": composite,

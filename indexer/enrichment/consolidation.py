@@ -33,11 +33,11 @@ from session_recall.core.index_names import consolidation_index, memory_index
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
 from session_recall.embeddings import Embedder
+from session_recall.indexer.enrichment.leases import SLICES, Leased
 from session_recall.indexer.enrichment.memories import MemoryRefused, MemoryWriter, SourceEvent
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
+from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
-from session_recall.indexer.leases import SLICES, Leased
-from session_recall.indexer.slices import Slice, slices_query
 from session_recall.indexer.tombstones import create_unless_exists
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from session_recall.indexer.enrichment.consolidation import (
     Consolidator,
     follow,
 )
-from session_recall.indexer.leases import Leased
+from session_recall.indexer.enrichment.leases import Leased
 
 
 @click.command("consolidate")

@@ -16,11 +16,15 @@ from session_recall.cli.refresh import refresh
 from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
-from session_recall.indexer.enrichment import DEFAULT_PAGE
+from session_recall.indexer.enrichment import (
+    DEFAULT_PAGE,
+    Fixed,
+    Leased,
+    Slice,
+    drop_model,
+    stored_models,
+)
 from session_recall.indexer.layout import require_alias
-from session_recall.indexer.leases import Leased
-from session_recall.indexer.slices import Fixed, Slice
-from session_recall.indexer.vectors import drop_model, stored_models
 from session_recall.observability import EnrichmentTally, LogFormat, exposed, tracing
 from session_recall.observability.logs import configure as configure_logs
 

@@ -1,5 +1,5 @@
 """`session-recall embed --workers N`: N processes on this machine, worker `i` enriching
-slice `i` of `N` of the sessions (`indexer.slices`), so a local model gets a core per
+slice `i` of `N` of the sessions (`enrichment.slices`), so a local model gets a core per
 worker and no two workers ever take the same event.
 
 Each worker is a process of its own (a local model holds the interpreter while it
@@ -23,7 +23,7 @@ from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow
-from session_recall.indexer.slices import Fixed, Slice, slices_query
+from session_recall.indexer.enrichment import Fixed, Slice, slices_query
 
 # A worker that does not stop within this long after the others is ended.
 _JOIN_S = 30.0

@@ -24,6 +24,7 @@ from session_recall.core.errors import SessionRecallError
 from session_recall.core.strict_json import BOM
 from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
+from session_recall.enrichers import enricher_for
 from session_recall.indexer import (
     EventLimits,
     IngestSummary,
@@ -36,9 +37,7 @@ from session_recall.indexer import checkpoint as checkpoints
 from session_recall.indexer import enrich as enrich_events
 from session_recall.indexer.checkpoint import Position
 from session_recall.indexer.chunking import Flush
-from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.errors import PrivilegeMissing, WriteUnavailable
-from session_recall.indexer.leases import Leased
 from session_recall.indexer.lines import (
     DEFAULT_ROTATION_QUIET_S,
     Line,
@@ -172,13 +171,7 @@ def ingest_command(
         stopping = _stop_on_signals(stop) if follow else contextlib.nullcontext()
         embedder = embedder_for(app.settings) if enrich else None
         enricher = (
-            Enricher(
-                client,
-                app.settings.index,
-                embedder,
-                on_pass=passes.passed,
-                share=Leased(client, app.settings.index),
-            )
+            enricher_for(app.settings, client, embedder=embedder, on_pass=passes.passed)
             if enrich and follow
             else None
         )

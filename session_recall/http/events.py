@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
-from session_recall.embedders import embedder_for
+from session_recall.enrichers import enricher_for
 from session_recall.http.app import RouteGroup, Services, WriteHealth
 from session_recall.http.auth import FORBIDDEN, Needs, grant_of, refuse_other_users
 from session_recall.http.bodies import BodyRefused, read_body
@@ -38,6 +38,7 @@ from session_recall.indexer import (
     REFRESH_POLICIES,
     Batcher,
     BatchingOptions,
+    EnrichmentSummary,
     EventLimits,
     EventResult,
     Parsed,
@@ -51,11 +52,8 @@ from session_recall.indexer import (
     parse_object,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enricher import Enricher
-from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.event import Event
 from session_recall.indexer.filling import fill
-from session_recall.indexer.leases import Leased
 from session_recall.indexer.results import refusal
 from session_recall.indexer.retry import RetryPolicy
 from session_recall.observability.metrics import EnrichmentTally, EventTally
@@ -113,13 +111,11 @@ def events_group(
     metrics = services.metrics
     passes = EnrichmentTally() if metrics is not None else None  # what /metrics tells
     enricher = (
-        Enricher(
+        # serve's replicas share the work by leases on slices of the sessions.
+        enricher_for(
+            services.settings,
             services.client,
-            services.settings.index,
-            embedder_for(services.settings),
             on_pass=passes.then(_give_back_after) if passes else _give_back_after,
-            # serve's replicas share the work by leases on slices of the sessions.
-            share=Leased(services.client, services.settings.index),
         )
         if services.enrich
         else None

@@ -25,8 +25,11 @@ from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.embedders import embedder_for
+from session_recall.enrichers import enricher_for
 from session_recall.indexer import (
+    Enricher,
     Event,
     EventResult,
     IndexerError,
@@ -36,10 +39,8 @@ from session_recall.indexer import (
     erase,
 )
 from session_recall.indexer.deadline import Deadline
-from session_recall.indexer.enricher import Enricher
 from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.indexer.erasure import after_removal
-from session_recall.indexer.leases import Leased
 from session_recall.recall import (
     AsyncMemorySearcher,
     MemoriesSearcher,
@@ -223,11 +224,9 @@ class EventStore:
         for start in range(0, len(ids), _LOOKUP_IDS):
             part = ids[start : start + _LOOKUP_IDS]
             where: list[dict[str, Any]] = [
-                {"term": {"user_id": user_id}},
+                *user_filter(user_id, session_id=session_id),
                 {"terms": {"event_id": part}},
             ]
-            if session_id is not None:
-                where.append({"term": {"session_id": session_id}})
             body = {
                 "query": {"bool": {"filter": where}},
                 "collapse": {"field": "event_id"},  # the earliest copy of each id
@@ -339,9 +338,8 @@ class _Enrichers:
             found = self._running.get(key)
             if found is None:
                 client = make_client(settings, **failover_only(settings))
-                share = Leased(client, settings.index)
                 embedder = embedder_for(settings)
-                enricher = Enricher(client, settings.index, embedder, share=share)
+                enricher = enricher_for(settings, client, embedder=embedder)
                 found = self._running[key] = (enricher.__enter__(), client, embedder, set())
             found[3].add(id(store))
 

@@ -32,10 +32,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from session_recall import __version__
+from session_recall.indexer import Enricher, EnrichmentSummary
 from session_recall.indexer.batcher import Batcher
 from session_recall.indexer.bulk import BulkStats
-from session_recall.indexer.enricher import Enricher
-from session_recall.indexer.enrichment import EnrichmentSummary
 from session_recall.indexer.results import (
     REFUSAL_CLASSES,
     SCOPE_ERASED,

@@ -11,7 +11,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
 from session_recall.indexer import pending
-from session_recall.indexer.context import CONTEXT_MARK
+from session_recall.indexer.enrichment import CONTEXT_MARK
 from session_recall.integrations.openai_agents import SessionRecallSession
 from session_recall.integrations.store import EventStore
 from session_recall.node import wait_until

@@ -25,7 +25,7 @@ def test_the_bench_measures_mining_and_recall_and_writes_its_section(
     text = report.read_text(encoding="utf-8")
     assert text.startswith("# Benchmarks\n\nEarlier sections stay.\n")
     section = kept_memories.kept_section(text)
-    assert section is not None and "## Kept memories" in section
+    assert section is not None and "## Kept memories: mining and recall speed" in section
     assert "`python -m bench.kept_memories --events 400 --memories 30 --queries 5`" in section
     assert es_url not in section
     assert "with 30 memories" in section and "| `recall_memories` (memories only) | " in section

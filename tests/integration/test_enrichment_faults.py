@@ -25,7 +25,7 @@ from session_recall.core.instant import Instant
 from session_recall.embeddings import EndpointEmbedder, StaticEmbedder, TransformerEmbedder
 from session_recall.http import create_app
 from session_recall.indexer import Event, Submission, Writer, enrich, follow, pending, refused
-from session_recall.indexer.context import CONTEXT_MARK
+from session_recall.indexer.enrichment import CONTEXT_MARK
 from session_recall.node import wait_until
 from tests.support.embeddings_server import DIMS, MODEL, EmbeddingsServer
 from tests.support.recording import RecordingClient

@@ -22,7 +22,7 @@ from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.http import create_app
 from session_recall.indexer import Event, Submission, Writer, enrich, follow, pending
-from session_recall.indexer.leases import Leased
+from session_recall.indexer.enrichment import Leased
 from session_recall.node import wait_until
 from tests.support.cli import CLI
 from tests.support.contexts import assert_contexts_complete

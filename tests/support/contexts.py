@@ -5,7 +5,7 @@ from elasticsearch import Elasticsearch
 
 from session_recall.core.order import event_order
 from session_recall.core.stems import stems
-from session_recall.indexer.context import CONTEXT_MARK, CONTEXT_REACH
+from session_recall.indexer.enrichment.context_rule import CONTEXT_MARK, CONTEXT_REACH
 
 
 def assert_contexts_complete(es: Elasticsearch, alias: str, *, user: str | None = None) -> int:

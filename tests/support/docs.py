@@ -2,7 +2,8 @@
 then the site's navigation), with what it is and whether it runs.
 
 A block is an example when its language is `sh`, `python` or `json`; each runs, unless
-the line before its fence says why not (`<!-- not run: REASON -->`). A block of any
+the line before its fence says why not (`<!-- not run: REASON -->`). A `java` block is
+a section of the Spring AI module's tests, included, and runs with them. A block of any
 other language is configuration or output (`yaml`, `text`), never run; a fence without
 a language, or a language the suite does not know, is refused, so no example slips in
 unrun."""
@@ -16,7 +17,12 @@ import yaml
 from tests.support.elasticsearch import REPO
 
 EXAMPLES = ("sh", "python", "json")
-NOT_EXAMPLES = ("yaml", "text")
+# Configuration or output, never run; `xml` and `groovy` are the Spring AI page's Maven
+# and Gradle dependency lines.
+NOT_EXAMPLES = ("yaml", "text", "xml", "groovy")
+# Java blocks run in the Spring AI module's own tests: each is a section of one of them,
+# included with `--8<--` (tests/unit/test_docs.py holds that).
+JVM_EXAMPLES = ("java",)
 _FENCE = re.compile(
     r"^(?:<!-- not run: (?P<reason>[^\n]*?) -->\n)?```(?P<lang>[^\n]*)\n(?P<body>.*?)^```[ \t]*$",
     re.MULTILINE | re.DOTALL,

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from session_recall.cli import COMMANDS, main
-from tests.support.docs import EXAMPLES, NOT_EXAMPLES, blocks, headings, pages
+from tests.support.docs import EXAMPLES, JVM_EXAMPLES, NOT_EXAMPLES, blocks, headings, pages
 from tests.support.elasticsearch import REPO
 
 # The sections of the README before the site (its last long form): each is now a
@@ -69,7 +69,7 @@ def test_every_example_runs_or_says_why_not():
     is preceded by `<!-- not run: REASON -->`, or configuration or output (yaml, text).
     Anything else (no language, `console`, `bash`) is refused: it would go unrun."""
     found = [block for page in pages() for block in blocks(page)]
-    unknown = [str(b) for b in found if b.lang not in (*EXAMPLES, *NOT_EXAMPLES)]
+    unknown = [str(b) for b in found if b.lang not in (*EXAMPLES, *NOT_EXAMPLES, *JVM_EXAMPLES)]
     assert not unknown, f"blocks of a language the suite does not run or know: {unknown}"
     unexplained = [str(b) for b in found if b.not_run is not None and not b.not_run.strip()]
     assert not unexplained, f"'not run' without a reason: {unexplained}"
@@ -118,3 +118,16 @@ def test_the_reference_pages_are_generated_from_the_code(tmp_path):
     document = json.loads((REPO / "docs" / "reference" / "openapi.json").read_text())
     for path in document["paths"]:
         assert path in http, f"{path} is not on the HTTP page"
+
+
+def test_every_java_block_is_a_section_of_the_spring_ai_modules_tests():
+    """So the Maven tests run exactly the code the page shows."""
+    found = [b for page in pages() for b in blocks(page) if b.lang in JVM_EXAMPLES]
+    tests = "clients/spring-ai/src/test/java/"
+    for block in found:
+        include = block.body.strip()
+        assert include.startswith('--8<-- "' + tests) and include.count("\n") == 0, str(block)
+        path, section = include.removeprefix('--8<-- "').removesuffix('"').split(":")
+        source = (REPO / path).read_text(encoding="utf-8")
+        assert f"--8<-- [start:{section}]" in source, f"{block}: no section {section} in {path}"
+    assert found, "the Spring AI page shows its code"

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.recall.query import (
     SORT,
     Criteria,
@@ -27,7 +28,7 @@ from session_recall.recall.scope import SearchScope, binding
 from session_recall.recall.text_match import phrase_clause
 
 ALICE = SearchScope(
-    key=("cross_session", "a", "alice"), pinned=(("user_id", "alice"),), routing="alice"
+    key=("cross_session", "a", "alice"), pinned=tuple(user_filter("alice")), routing="alice"
 )
 FORBIDDEN = {"query_string", "simple_query_string", "regexp", "wildcard", "script", "fuzzy"}
 
@@ -214,9 +215,10 @@ def test_user_text_only_ever_lands_in_match_phrase_values(terms, match):
 def test_scope_filters_pin_every_field_then_add_its_clauses():
     clause = conversations_clause("now", ["old-2", "old-1"])
     scope = SearchScope(
-        key=("k",), pinned=(("contact_id", "c"), ("inbox_id", "i")), clauses=(clause,)
+        key=("k",), pinned=tuple(user_filter("u", contact_id="c", inbox_id="i")), clauses=(clause,)
     )
     assert scope.filters() == [
+        {"term": {"user_id": "u"}},
         {"term": {"contact_id": "c"}},
         {"term": {"inbox_id": "i"}},
         clause,

@@ -44,6 +44,7 @@ from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
+from session_recall.core.user_filter import user_filter
 from session_recall.indexer import Event, IndexerError, InvalidEvent, Scope
 from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.enrichment.memories import MemoryWriter
@@ -257,14 +258,7 @@ class SessionRecallSession(SessionABC):
         if newest_first:
             order = [{field: "desc" for field in key} for key in order]
         body: dict[str, Any] = {
-            "query": {
-                "bool": {
-                    "filter": [
-                        {"term": {"user_id": self.user_id}},
-                        {"term": {"session_id": self.session_id}},
-                    ]
-                }
-            },
+            "query": {"bool": {"filter": user_filter(self.user_id, session_id=self.session_id)}},
             "sort": order,
             "size": size,
             "_source": source,

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from session_recall.embeddings import MODELS_FIELD, Embedder, EmbeddingError, embed_isolated
-from session_recall.indexer import context
-from session_recall.indexer.vectors import REFUSALS_FIELD, REFUSED_FIELD, vector_fields
+from session_recall.indexer.enrichment.context_rule import Hit, Key, key, listed
+from session_recall.indexer.enrichment.vector_models import REFUSALS_FIELD, REFUSED_FIELD
+from session_recall.indexer.vectors import vector_fields
 
 # A reason as the server gave it can be long; its gist is enough to act on.
 _MAX_REASON = 300
@@ -33,7 +34,7 @@ class PageVectors:
     """What the model gave a page: the fields each event gains (by key), how many texts
     had nothing to embed and how many it refused; or why it gave nothing (`error`)."""
 
-    fields: dict[context.Key, dict[str, Any]] = field(default_factory=dict)
+    fields: dict[Key, dict[str, Any]] = field(default_factory=dict)
     empty: int = 0
     refused: int = 0
     first_refusal: str | None = None
@@ -41,7 +42,7 @@ class PageVectors:
 
 
 def embedding(
-    embedder: Embedder, hits: list[context.Hit], *, after: "Future[PageVectors] | None"
+    embedder: Embedder, hits: list[Hit], *, after: "Future[PageVectors] | None"
 ) -> "Future[PageVectors]":
     """`embed_page(embedder, hits)` in a daemon thread of its own, once the page `after`
     is embedded (one page at a time, so a local model never competes with itself). A
@@ -79,12 +80,12 @@ def wait_for_pages(timeout_s: float = EXIT_WAIT_S) -> None:
         thread.join(timeout=max(ends - time.monotonic(), 0))
 
 
-def embed_page(embedder: Embedder, hits: list[context.Hit]) -> PageVectors:
+def embed_page(embedder: Embedder, hits: list[Hit]) -> PageVectors:
     """The vectors `hits` lack, as the fields each event gains. Never raises: any
     failure of the embedder (a server down, a model not installed, a bug in it) is
     the page's `error`, and the pass goes on with stems and context."""
     model = embedder.model_id
-    lacking = [hit for hit in hits if model not in context.listed(hit, MODELS_FIELD)]
+    lacking = [hit for hit in hits if model not in listed(hit, MODELS_FIELD)]
     if not lacking:
         return PageVectors()
     try:
@@ -93,20 +94,20 @@ def embed_page(embedder: Embedder, hits: list[context.Hit]) -> PageVectors:
         return PageVectors(error=err.message)
     except Exception as err:  # an embedder is code of its own: whatever it raises is an outage
         return PageVectors(error=f"{type(err).__name__}: {err}")
-    fields: dict[context.Key, dict[str, Any]] = {}
+    fields: dict[Key, dict[str, Any]] = {}
     empty = 0
     for i, hit in enumerate(lacking):
         vector = None if i in isolated.refused else isolated.vectors[i]
         doc = vector_fields(embedder, vector)
-        doc[MODELS_FIELD] = sorted({*context.listed(hit, MODELS_FIELD), model})
+        doc[MODELS_FIELD] = sorted({*listed(hit, MODELS_FIELD), model})
         if i in isolated.refused:
-            doc[REFUSED_FIELD] = sorted({*context.listed(hit, REFUSED_FIELD), model})
+            doc[REFUSED_FIELD] = sorted({*listed(hit, REFUSED_FIELD), model})
             doc[REFUSALS_FIELD] = {
                 **(hit["_source"].get(REFUSALS_FIELD) or {}),
                 model: isolated.refused[i][:_MAX_REASON],
             }
         else:
             empty += vector is None
-        fields[context.key(hit)] = doc
+        fields[key(hit)] = doc
     first = next(iter(isolated.refused.values()), None)
     return PageVectors(fields, empty, len(isolated.refused), first)

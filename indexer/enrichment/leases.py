@@ -14,7 +14,7 @@ of a lease is a conditional write (`if_seq_no`), so two enrichers never both hol
 one; one that finds a lease of its own taken stops its pass (`keeps`).
 
 Nothing here is a queue: a lease only says who looks at a slice; the events
-themselves say what is left to do (`enrichment.pending_query`).
+themselves say what is left to do (`pending.pending_query`).
 """
 
 import logging
@@ -29,7 +29,7 @@ from typing import Any
 from elasticsearch import ConflictError, Elasticsearch, NotFoundError
 
 from session_recall.core.index_names import lease_index
-from session_recall.indexer.slices import Slice, slices_query
+from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.tombstones import create_unless_exists
 
 log = logging.getLogger(__name__)

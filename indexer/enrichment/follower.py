@@ -12,19 +12,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TypedDict, Unpack
 
 from elasticsearch import Elasticsearch
 
 from session_recall.embeddings import Embedder
-from session_recall.indexer.enrichment import (
-    DEFAULT_PAGE,
-    FOLLOW_RETRY,
-    EnrichmentSummary,
-    call,
-    enrich,
-)
+from session_recall.indexer.enrichment.calls import FOLLOW_RETRY, call
+from session_recall.indexer.enrichment.passes import DEFAULT_PAGE, enrich
+from session_recall.indexer.enrichment.slices import EVERYTHING, Share
+from session_recall.indexer.enrichment.summary import EnrichmentSummary
 from session_recall.indexer.retry import RetryPolicy
-from session_recall.indexer.slices import EVERYTHING, Share
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +32,21 @@ _MAX_PAUSE_S = 60.0
 _CHECK_MAPPING_S = 60.0
 
 
+class FollowOptions(TypedDict, total=False):
+    """How a follower runs, all optional: `poll_seconds` between two passes that found
+    nothing (1), `page_size` (`passes.DEFAULT_PAGE`), `policy` (`FOLLOW_RETRY`), the
+    callbacks `on_pass` (after each pass), `on_progress` (after each page) and
+    `on_failure` (a pass that failed), and `share`, which events it takes (all)."""
+
+    poll_seconds: float
+    page_size: int
+    policy: RetryPolicy
+    on_pass: Callable[[EnrichmentSummary], None] | None
+    on_progress: Callable[[EnrichmentSummary], None] | None
+    on_failure: Callable[[Exception], None] | None
+    share: Share
+
+
 def follow(
     client: Elasticsearch,
     alias: str,
@@ -42,24 +54,16 @@ def follow(
     *,
     stop: threading.Event,
     wake: threading.Event | None = None,
-    poll_seconds: float = 1.0,
-    page_size: int = DEFAULT_PAGE,
-    policy: RetryPolicy | None = None,
-    on_pass: Callable[[EnrichmentSummary], None] | None = None,
-    on_progress: Callable[[EnrichmentSummary], None] | None = None,
-    on_failure: Callable[[Exception], None] | None = None,
-    share: Share = EVERYTHING,
+    **options: Unpack[FollowOptions],
 ) -> None:
     """Pass after pass until `stop` is set: the next pass starts when `wake` is set
     (a writer stored events) or after `poll_seconds`, at once when the last one had
     more to do, and after a growing pause when it failed or made no progress. A
     failure is logged as a warning once, and again only when it changes. `share` says
     which events it takes at each pass (`slices`); it is left when the follower stops."""
-    wake = wake or threading.Event()
+    share = options.get("share", EVERYTHING)
     try:
-        _follow(client, alias, embedder, stop=stop, wake=wake, poll_seconds=poll_seconds,
-                page_size=page_size, policy=policy or FOLLOW_RETRY, on_pass=on_pass,
-                on_progress=on_progress, on_failure=on_failure, share=share)  # fmt: skip
+        _follow(client, alias, embedder, stop, wake or threading.Event(), options, share)
     finally:
         try:
             share.leave()
@@ -71,17 +75,15 @@ def _follow(
     client: Elasticsearch,
     alias: str,
     embedder: Embedder | None,
-    *,
     stop: threading.Event,
     wake: threading.Event,
-    poll_seconds: float,
-    page_size: int,
-    policy: RetryPolicy,
-    on_pass: Callable[[EnrichmentSummary], None] | None,
-    on_progress: Callable[[EnrichmentSummary], None] | None,
-    on_failure: Callable[[Exception], None] | None,
+    options: FollowOptions,
     share: Share,
 ) -> None:
+    poll_seconds = options.get("poll_seconds", 1.0)
+    policy = options.get("policy") or FOLLOW_RETRY
+    on_pass, on_failure = options.get("on_pass"), options.get("on_failure")
+    page_size = options.get("page_size", DEFAULT_PAGE)
     failures = 0
     logged: str | None = None  # the failure last warned of
     checked = -_CHECK_MAPPING_S  # when the mapping was last checked: never
@@ -91,9 +93,9 @@ def _follow(
         try:
             within = call(share.take, policy=policy, alias=alias, what="take a share of the work")
             summary = enrich(
-                client, alias, embedder, page_size=page_size, policy=policy, stop=stop,
-                on_progress=on_progress, yield_to=wake, within=within, keeps=share.keeps,
-                check_mapping=check,
+                client, alias, embedder, policy=policy, stop=stop,
+                on_progress=options.get("on_progress"), yield_to=wake, within=within,
+                keeps=share.keeps, check_mapping=check, page_size=page_size,
             )  # fmt: skip
             if check:
                 checked = time.monotonic()
@@ -138,11 +140,7 @@ class Enricher:
         client: Elasticsearch,
         alias: str,
         embedder: Embedder | None,
-        *,
-        poll_seconds: float = 1.0,
-        page_size: int = DEFAULT_PAGE,
-        on_pass: Callable[[EnrichmentSummary], None] | None = None,
-        share: Share = EVERYTHING,
+        **options: Unpack[FollowOptions],
     ) -> None:
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -152,20 +150,18 @@ class Enricher:
         self._start_error: str | None = None
         self._pass_error: str | None = None
         self._embedder = embedder
-        self._on_pass = on_pass
-        self._follow = functools.partial(
-            follow,
-            client,
-            alias,
-            embedder,
-            stop=self._stop,
-            wake=self._wake,
-            poll_seconds=poll_seconds,
-            page_size=page_size,
-            on_progress=self._progress,
-            on_pass=self._passed,
-            on_failure=self._failed,
-            share=share,
+        self._on_pass = options.get("on_pass")
+        self._on_progress = options.get("on_progress")
+        self._on_failure = options.get("on_failure")
+        # Its own callbacks keep what `/readyz` tells, then call the caller's.
+        mine: FollowOptions = {
+            **options,
+            "on_progress": self._progress,
+            "on_pass": self._passed,
+            "on_failure": self._failed,
+        }
+        self._run_follower = functools.partial(
+            follow, client, alias, embedder, stop=self._stop, wake=self._wake, **mine
         )
         self._thread = threading.Thread(
             target=self._run, name="session-recall-enricher", daemon=True
@@ -180,13 +176,15 @@ class Enricher:
             except Exception as err:  # any failure: reported, and enrichment goes on
                 self._start_error = self.embedder_error = f"the embedder failed to start: {err}"
                 log.warning("%s; enriching without vectors until it works", self._start_error)
-        self._follow()
+        self._run_follower()
 
     def wake(self) -> None:
         self._wake.set()
 
     def _progress(self, summary: EnrichmentSummary) -> None:
         self.pending = max(summary.missing - summary.done, 0)
+        if self._on_progress is not None:
+            self._on_progress(summary)
 
     @property
     def problem(self) -> str | None:
@@ -208,6 +206,8 @@ class Enricher:
 
     def _failed(self, err: Exception) -> None:
         self._pass_error = f"enrichment passes fail: {err}"
+        if self._on_failure is not None:
+            self._on_failure(err)
 
     def __enter__(self) -> "Enricher":
         self._thread.start()
