@@ -5,19 +5,15 @@ save_memory and retire_memory. Each is bound to its user: another user's memorie
 are never listed, searched or returned, and their events are no sources."""
 
 import json
-from pathlib import Path
 
 import pytest
 from agents import Agent, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
-from click.testing import CliRunner
-from elasticsearch import Elasticsearch
 from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.session import Session
 from google.genai import types
 
-from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.integrations.adk import SessionRecallMemoryService
@@ -29,7 +25,7 @@ from session_recall.integrations.openai_agents import (
     kept_memory_tools,
 )
 from session_recall.integrations.store import EventStore
-from tests.support.samples import SAMPLE, THOUGHT
+from tests.support.samples import THOUGHT, ingested_samples
 
 pytestmark = pytest.mark.integration
 
@@ -38,17 +34,8 @@ APP = "tea-shop"
 
 @pytest.fixture(scope="module")
 def settings(es_url: str, module_alias: str, tmp_path_factory) -> Settings:
-    home: Path = tmp_path_factory.mktemp("home")
-    args = ["--es-url", es_url, "--index", module_alias, "--home", str(home)]
-    result = CliRunner().invoke(main, [*args, "ingest", "--no-enrich", str(SAMPLE)])
-    assert result.exit_code == 0, result.output
-    Elasticsearch(es_url).indices.refresh(index=module_alias)
-    return Settings(
-        ELASTICSEARCH_URL=es_url,
-        SESSION_RECALL_INDEX=module_alias,
-        SESSION_RECALL_HOME=home,
-        SESSION_RECALL_ENRICH=False,
-    )
+    home = tmp_path_factory.mktemp("home")
+    return ingested_samples(es_url, module_alias, home, SESSION_RECALL_ENRICH=False)
 
 
 def _session(user: str, session_id: str, *turns: tuple[str, str]) -> Session:

@@ -5,12 +5,10 @@ another user's memories never listed, searched or returned, and output bounded."
 import json
 
 import pytest
-from click.testing import CliRunner
 from elasticsearch import Elasticsearch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.recall import Searchers
@@ -23,7 +21,7 @@ from session_recall.tools import (
 )
 from session_recall.tools.arguments import MAX_MEMORIES, MAX_TURNS
 from session_recall.tools.searchers import searchers_for
-from tests.support.samples import SAMPLE, THOUGHT
+from tests.support.samples import THOUGHT, ingested_samples
 
 pytestmark = pytest.mark.integration
 
@@ -37,14 +35,7 @@ BOB_SECRET = "launch moves to Friday"
 
 @pytest.fixture(scope="module")
 def sample_settings(es_url: str, module_alias: str, tmp_path_factory) -> Settings:
-    home = tmp_path_factory.mktemp("home")
-    args = ["--es-url", es_url, "--index", module_alias, "--home", str(home)]
-    result = CliRunner().invoke(main, [*args, "ingest", "--no-enrich", str(SAMPLE)])
-    assert result.exit_code == 0, result.output
-    Elasticsearch(es_url).indices.refresh(index=module_alias)
-    return Settings(
-        ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=module_alias, SESSION_RECALL_HOME=home
-    )
+    return ingested_samples(es_url, module_alias, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture(scope="module")
