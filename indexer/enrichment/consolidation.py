@@ -19,6 +19,7 @@ An event stored late, stamped before a slice's checkpoint, is not mined: the pas
 the periodic `since` pass of a background agent.
 """
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -32,9 +33,15 @@ from session_recall.core.digest import digest
 from session_recall.core.index_names import consolidation_index, memory_index
 from session_recall.core.instant import Instant
 from session_recall.core.order import event_order
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import Embedder
 from session_recall.indexer.enrichment.leases import SLICES, Leased
-from session_recall.indexer.enrichment.memories import MemoryRefused, MemoryWriter, SourceEvent
+from session_recall.indexer.enrichment.memories import (
+    MemoriesMissing,
+    MemoryRefused,
+    MemoryWriter,
+    SourceEvent,
+)
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
 from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
@@ -127,6 +134,10 @@ class Consolidator:
             summary.users += 1
             self._user_pass(user, held, summary)
         return summary
+
+    def stop_on(self, stop: threading.Event) -> None:
+        """Stop between two pages once `stop` is set."""
+        self._stop = stop
 
     def leave(self) -> None:
         if self._leases is not None:
@@ -224,7 +235,7 @@ class Consolidator:
         query = {
             "bool": {
                 "filter": [
-                    {"term": {"user_id": user}},
+                    *user_filter(user),
                     {"bool": {"should": clauses, "minimum_should_match": 1}},
                 ]
             }
@@ -254,7 +265,7 @@ class Consolidator:
         """The user's current memories that have a subject, newest first (bounded)."""
         query = {
             "bool": {
-                "filter": [{"term": {"user_id": user}}, {"exists": {"field": "subject"}}],
+                "filter": [*user_filter(user), {"exists": {"field": "subject"}}],
                 "must_not": [{"exists": {"field": "valid_to"}}],
             }
         }
@@ -322,6 +333,12 @@ class Consolidator:
 
     def _ensure_index(self) -> None:
         if not self._ready:
+            if not self._client.indices.exists(index=memory_index(self._alias)):
+                raise MemoriesMissing(
+                    f"{self._alias!r} has no memories index: it was set up by an earlier "
+                    "release, or not at all.",
+                    hint="Run `session-recall setup` once; it makes it.",
+                )
             name = consolidation_index(self._alias)
             if not self._client.indices.exists(index=name):
                 create_unless_exists(self._client, name, mappings=_MAPPING, settings=_SETTINGS)
@@ -354,6 +371,24 @@ def follow(
             consolidator.leave()
         except Exception as err:  # its leases lapse by themselves
             log.debug("could not give back the consolidation leases: %s", err)
+
+
+@contextlib.contextmanager
+def in_background(consolidator: Consolidator, *, poll_seconds: float = 5.0) -> Iterator[None]:
+    """`follow` in a thread of its own while the block runs (serve's `--consolidate`);
+    stopped, and its leases given back, when the block ends."""
+    stop = threading.Event()
+    consolidator.stop_on(stop)
+    thread = threading.Thread(
+        target=follow, args=(consolidator,), kwargs={"stop": stop, "poll_seconds": poll_seconds},
+        name="session-recall-consolidator", daemon=True,
+    )  # fmt: skip
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=30)
 
 
 def _datetime(instant: Instant) -> datetime:
@@ -414,4 +449,4 @@ def _source(hit: dict[str, Any]) -> SourceEvent:
     )
 
 
-__all__ = ["ORIGIN", "ConsolidationSummary", "Consolidator", "follow"]
+__all__ = ["ORIGIN", "ConsolidationSummary", "Consolidator", "follow", "in_background"]

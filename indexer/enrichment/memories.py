@@ -16,15 +16,23 @@ removes every memory with an erased source (`memory_erasure`).
     writer.retire_memory(saved.memory.memory_id, "the billing service was retired")
 """
 
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from elasticsearch import ConflictError, Elasticsearch, NotFoundError
+from elasticsearch import (
+    ApiError,
+    ConflictError,
+    Elasticsearch,
+    NotFoundError,
+    TransportError,
+)
 from pydantic import BaseModel
 
-from session_recall.core.errors import ErrorKind
+from session_recall.core.access import role_hint
+from session_recall.core.errors import ElasticsearchUnavailable, ErrorKind
 from session_recall.core.index_names import memory_index
 from session_recall.core.instant import Instant
 from session_recall.core.kept_memories import (
@@ -39,16 +47,23 @@ from session_recall.core.kept_memories import (
 )
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.core.stems import stems
+from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import MODELS_FIELD, VECTORS_FIELD, Embedder, vector_key
-from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.errors import IndexerError, PrivilegeMissing, refusal_reason
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class MemoryRefused(IndexerError):
     """A memory that cannot be saved or changed as asked: the caller changes the call."""
 
     kind = ErrorKind.CALLER
+
+
+class MemoriesMissing(IndexerError):
+    """The alias has no memories index (set up by an earlier release): run `setup`."""
 
 
 class MemoryNotFound(MemoryRefused):
@@ -62,6 +77,34 @@ class SavedMemory(BaseModel):
     memory: Memory
     created: bool
     superseded: list[str] = []
+
+
+def _engine_errors(func: Callable[P, T]) -> Callable[P, T]:
+    """Elasticsearch's failures as the project's errors, each with its next step."""
+
+    @functools.wraps(func)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return func(*args, **kwargs)
+        except ApiError as err:
+            message = f"Elasticsearch refused to keep the memory: {refusal_reason(err)}."
+            if err.status_code == 403:
+                raise PrivilegeMissing(message, hint=role_hint("enrich")) from None
+            if err.status_code == 404:
+                raise IndexerError(
+                    "The alias has no memories index yet.",
+                    hint="Run `session-recall setup` once; it makes it.",
+                ) from None
+            if err.status_code in (429, 502, 503, 504):
+                raise ElasticsearchUnavailable(message, hint="Try again in a moment.") from None
+            raise IndexerError(message, hint="Check the alias and the credentials.") from None
+        except TransportError as err:
+            raise ElasticsearchUnavailable(
+                f"Elasticsearch did not answer: {type(err).__name__}.",
+                hint="Check ELASTICSEARCH_URL and that the node runs, then try again.",
+            ) from None
+
+    return wrapped
 
 
 @dataclass(frozen=True)
@@ -114,7 +157,9 @@ class MemoryWriter:
         self._origin = origin
         self._contact_id = contact_id
         self._inbox_id = inbox_id
+        self._index_seen = False
 
+    @_engine_errors
     def save_memory(
         self,
         statement: str,
@@ -134,6 +179,7 @@ class MemoryWriter:
             statement, kind, self.resolve_sources(wanted), supersedes=supersedes, subject=subject
         )
 
+    @_engine_errors
     def retire_memory(self, memory_id: str, reason: str) -> Memory:
         """Retire a current memory of this user: it stays as history, with `validTo`
         set to now and `reason` kept beside it."""
@@ -144,13 +190,14 @@ class MemoryWriter:
         self._client.indices.refresh(index=self._index)
         return Memory.from_source({**found["_source"], **doc})
 
+    @_engine_errors
     def resolve_sources(self, event_ids: Sequence[str]) -> list[SourceEvent]:
         """The stored events of this user with those ids (every copy of each), or
         `MemoryRefused` naming the ids that are not this user's events."""
         query = {
             "bool": {
                 "filter": [
-                    {"term": {"user_id": self.user_id}},
+                    *user_filter(self.user_id),
                     {"terms": {"event_id": list(event_ids)}},
                 ]
             }
@@ -184,6 +231,7 @@ class MemoryWriter:
             )
         return found
 
+    @_engine_errors
     def save_resolved(
         self,
         statement: str,
@@ -231,6 +279,7 @@ class MemoryWriter:
             if value is not None:
                 body[field] = value
         body.update(self._vector(text))
+        self._require_index()
         try:
             self._client.create(
                 index=self._index, id=new_id, routing=self.user_id, document=body, refresh=True
@@ -240,8 +289,8 @@ class MemoryWriter:
             return SavedMemory(memory=Memory.from_source(existing["_source"]), created=False)
         superseded = []
         for hit in old:
-            if hit["_id"] == new_id or hit["_source"].get("superseded_by"):
-                continue
+            if hit["_id"] == new_id or hit["_source"].get("valid_to"):
+                continue  # history already (superseded or retired): it stays as it is
             change = {"valid_to": valid_from.to_elasticsearch(), "superseded_by": new_id}
             if self._update(hit, change, lenient=True):
                 superseded.append(str(hit["_id"]))
@@ -249,6 +298,18 @@ class MemoryWriter:
             self._client.indices.refresh(index=self._index)
         self._unless_erased(new_id, body["source_ids"])
         return SavedMemory(memory=Memory.from_source(body), created=True, superseded=superseded)
+
+    def _require_index(self) -> None:
+        """A create would make a missing index on the fly, without the memories'
+        mapping: an alias set up before memories existed is told to run `setup`."""
+        if self._index_seen:
+            return
+        if not self._client.indices.exists(index=self._index):
+            raise MemoriesMissing(
+                f"{self._alias!r} has no memories index: it was set up by an earlier release.",
+                hint="Run `session-recall setup` once; it makes it.",
+            )
+        self._index_seen = True
 
     def _source_ids(self, sources: Sequence[str]) -> list[str]:
         if isinstance(sources, str) or not isinstance(sources, Sequence):
@@ -346,6 +407,7 @@ class MemoryWriter:
 _LIST_THEM = "List this user's memories (`session-recall memories list`) for their ids."
 
 __all__ = [
+    "MemoriesMissing",
     "MemoryNotFound",
     "MemoryRefused",
     "MemoryWriter",

@@ -17,6 +17,7 @@ from elasticsearch import Elasticsearch, NotFoundError
 
 from session_recall.core.index_names import memory_index
 from session_recall.core.instant import Instant
+from session_recall.core.user_filter import user_filter
 from session_recall.indexer.errors import ErasureIncomplete
 
 # Ids per lookup: an erasure's page is at most a thousand events.
@@ -35,7 +36,7 @@ def remove_with_sources(
         query = {
             "bool": {
                 "filter": [
-                    {"term": {"user_id": user_id}},
+                    *user_filter(user_id),
                     {"terms": {"source_ids": wanted[start : start + _CHUNK]}},
                 ]
             }

@@ -60,6 +60,8 @@ class Services:
     write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
     # Whether stored events are enriched in the background (stems, context, vectors).
     enrich: bool = True
+    # Whether users' events are mined into kept memories in the background.
+    consolidate: bool = False
     # The process's metrics (`/metrics`), which route groups feed; None: none kept.
     metrics: Metrics | None = None
 
@@ -103,10 +105,11 @@ def default_groups() -> list[GroupFactory]:
     from session_recall.http.erasure import erasure_group
     from session_recall.http.events import events_group
     from session_recall.http.health import health_group
+    from session_recall.http.kept_memories import memories_group
     from session_recall.http.reads import reads_group
     from session_recall.http.recall import recall_group
 
-    return [health_group, events_group, erasure_group, recall_group, reads_group]
+    return [health_group, events_group, erasure_group, recall_group, reads_group, memories_group]
 
 
 def create_app(
@@ -120,6 +123,7 @@ def create_app(
     refresh: Refresh = "false",
     limits: ServeLimits | None = None,
     enrich: bool = True,
+    consolidate: bool = False,
     metrics: Metrics | None = None,
     protect_metrics: bool = False,
     tracer: Any = None,
@@ -133,7 +137,9 @@ def create_app(
     the OpenAPI document. `refresh="wait_for"` makes `POST /v1/events` answer once the
     events are searchable, unless a request says `?refresh=false`. `limits` bound
     what clients may hold and how long anything may take. With `enrich`, the events
-    endpoint enriches what it stores in the background (`indexer.enrichment`).
+    endpoint enriches what it stores in the background (`indexer.enrichment`); with
+    `consolidate`, users' new events are mined into kept memories in the background
+    (`indexer.enrichment.consolidation`), off by default.
 
     Every answer carries an `X-Request-Id` (`http.observe`). With `metrics`, the groups
     feed them and `GET /metrics` exposes them, open like the probes unless
@@ -160,6 +166,7 @@ def create_app(
         bodies=InflightBytes(limits.max_inflight_bytes),
         refresh=refresh,
         enrich=enrich,
+        consolidate=consolidate,
         metrics=metrics,
     )
     factories = list(default_groups() if groups is None else groups)

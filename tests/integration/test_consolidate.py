@@ -156,3 +156,19 @@ def test_usage_errors_say_what_to_give(es_url: str, alias: str) -> None:
     assert both.exit_code == 2
     kind = _cli(es_url, alias, "memories", "list", "--user", "a", "--kind", "opinion")
     assert kind.exit_code == 2 and "opinion" in kind.output
+
+
+def test_an_alias_without_its_memories_index_is_told_to_run_setup(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+) -> None:
+    source = write_ndjson(tmp_path / "events.ndjson", CONVERSATION)
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    es.indices.delete(index=memory_index(alias))  # as an alias of an earlier release
+    for args in (("consolidate", "--user", "alice"), ("memories", "list", "--user", "alice")):
+        answer = _cli(es_url, alias, *args)
+        assert answer.exit_code != 0 and "setup" in answer.output, (args, answer.output)
+        assert "Traceback" not in answer.output
+    assert not es.indices.exists(index=memory_index(alias))
+    assert _cli(es_url, alias, "setup").exit_code == 0
+    assert _cli(es_url, alias, "consolidate", "--user", "alice").exit_code == 0
+    assert len(_memories(es_url, alias, "alice")) == 2
