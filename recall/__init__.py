@@ -9,7 +9,8 @@ look for and which page:
 - `CrossConversationSearcher`: a contact's recent conversations in one inbox, within
   one user.
 
-`SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
+`EventReader` reads a user's events whole by their id (what a tool's bounded answer
+cut). `SessionLister` lists a user's sessions (`SessionsPage` of `SessionSummary`: first and
 last instant, number of events), a page at a time.
 
 Each returns a `RecallPage` of `RecallItem`s, oldest first, and a signed
@@ -54,6 +55,7 @@ from session_recall.recall.errors import (
     TermTooLong,
     TooManyTerms,
 )
+from session_recall.recall.event_read import EventReader
 from session_recall.recall.memories import (
     MAX_MEMORY_LIMIT,
     MAX_MEMORY_PAGE,
@@ -74,7 +76,7 @@ from session_recall.recall.memory_arguments import (
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
 from session_recall.recall.memory_search import AsyncMemorySearcher, MemorySearcher
 from session_recall.recall.page import RecallItem, RecallPage
-from session_recall.recall.pager import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.pager import DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from session_recall.recall.searchers import Searchers
 from session_recall.recall.session_list import SessionLister, SessionsPage, SessionSummary
 
@@ -82,6 +84,7 @@ __all__ = [
     "DEFAULT_CONTEXT",
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK_DAYS",
+    "DEFAULT_PAGE_BYTES",
     "DEFAULT_PAGE_SIZE",
     "MAX_CONTEXT",
     "MAX_LIMIT",
@@ -101,6 +104,7 @@ __all__ = [
     "CrossSessionSearcher",
     "CursorMismatch",
     "EmptyQuery",
+    "EventReader",
     "IndexNotFound",
     "InvalidCursor",
     "InvalidLimit",

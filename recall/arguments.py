@@ -3,6 +3,7 @@ mode, `since` and the page number. Everything here runs before any request, so a
 argument is a clear error rather than an engine error or, worse, a silent "no filter".
 """
 
+import unicodedata
 from typing import Literal
 
 from session_recall.core.instant import Instant, InvalidInstant
@@ -26,14 +27,34 @@ MAX_TERMS = 20
 MAX_TERM_LENGTH = 256
 
 
-def parse_terms(query: str) -> tuple[str, ...]:
-    """Split on commas, trim each term and drop the empty ones; at least one must remain."""
-    terms = tuple(term for term in (part.strip() for part in query.split(",")) if term)
-    if not terms:
-        raise EmptyQuery(
-            f"The query {query[:40]!r} has no terms once split on commas and trimmed.",
-            hint="Pass a keyword or phrase, or several separated by commas.",
+def has_word(text: str) -> bool:
+    """Whether `text` holds something a search can match: a letter or a digit (in any
+    script), or a symbol such as an emoji, which the standard analyzer keeps as a word.
+    Punctuation, commas and spaces alone are no word: the analyzers drop them, so a
+    keyword search would find nothing, and the query's vector would find events unrelated
+    to anything asked."""
+    return any(char.isalnum() or unicodedata.category(char) == "So" for char in text)
+
+
+def no_word(query: str) -> EmptyQuery:
+    """The one refusal of a query without a word, whatever the search: every mode of
+    every tool, on every surface, says the same."""
+    if not query.strip():
+        return EmptyQuery(
+            "The query is empty.", hint="Ask in a sentence what to recall, or give keywords."
         )
+    return EmptyQuery(
+        f"The query {query[:40]!r} has no word to search for, only punctuation, commas or spaces.",
+        hint="Ask in a sentence what to recall, or give keywords.",
+    )
+
+
+def parse_terms(query: str) -> tuple[str, ...]:
+    """Split on commas, trim each term and drop the empty ones; at least one must hold
+    a word (`has_word`)."""
+    terms = tuple(term for term in (part.strip() for part in query.split(",")) if term)
+    if not any(has_word(term) for term in terms):
+        raise no_word(query)
     if len(terms) > MAX_TERMS:
         raise TooManyTerms(
             f"The query has {len(terms)} terms; at most {MAX_TERMS} are allowed.",
@@ -45,8 +66,8 @@ def parse_terms(query: str) -> tuple[str, ...]:
 def parse_phrase(query: str) -> str:
     """One keyword or phrase, taken whole (commas included) and trimmed."""
     phrase = query.strip()
-    if not phrase:
-        raise EmptyQuery("The query is empty.", hint="Pass a keyword or phrase to search for.")
+    if not has_word(phrase):
+        raise no_word(query)
     return _checked_length(phrase)
 
 

@@ -50,10 +50,14 @@ class ConversationSearcher:
 
         Not offered to models: the conversation tool only ever calls `search`. A
         cursor of a search does not carry over to a read, nor the other way round.
+        Each event comes whole, payload included, and a page is bounded by bytes as
+        well (`page_bytes`): a page of large events ends early, its cursor going on.
         """
-        return self._fetch(Criteria(()), page, cursor)
+        return self._fetch(Criteria(()), page, cursor, whole=True)
 
-    def _fetch(self, criteria: Criteria, page: int, cursor: str | None) -> RecallPage:
+    def _fetch(
+        self, criteria: Criteria, page: int, cursor: str | None, *, whole: bool = False
+    ) -> RecallPage:
         page = checked_page(page)
         state = self._pager.resume(cursor, scope_key=self._scope.key, criteria=criteria, page=page)
-        return self._pager.fetch(self._scope, criteria, page=page, state=state)
+        return self._pager.fetch(self._scope, criteria, page=page, state=state, whole=whole)

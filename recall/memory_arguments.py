@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from session_recall.core.instant import Instant
-from session_recall.recall.arguments import parse_instant
+from session_recall.recall.arguments import has_word, no_word, parse_instant
 from session_recall.recall.errors import (
-    EmptyQuery,
     InvalidLimit,
     InvalidSearchMode,
     InvalidSince,
@@ -38,10 +37,10 @@ _MAX_TYPE_CHARS = 512
 
 
 def parse_query(query: str) -> str:
-    if not isinstance(query, str) or not query.strip():
-        raise EmptyQuery(
-            "The query is empty.", hint="Ask in a sentence what to recall, or give keywords."
-        )
+    if not isinstance(query, str):
+        raise no_word("")
+    if not has_word(query):
+        raise no_word(query)
     text = query.strip()
     if len(text) > MAX_QUERY_CHARS:
         raise QueryTooLong(

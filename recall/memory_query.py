@@ -15,8 +15,10 @@ from session_recall.embeddings import MODELS_FIELD
 from session_recall.recall.query import Body
 from session_recall.recall.text_match import any_word_clauses
 
-# What a hit or a neighbour needs; user_id is the searcher's own, never read back.
-SOURCE = ["event_id", "session_id", "timestamp", "type", "text", "metadata", "payload"]
+# What a hit or a neighbour needs; user_id is the searcher's own, never read back. The
+# payload (any JSON, megabytes at times) is left out: no answer shows it, and the read
+# by event id gives it.
+SOURCE = ["event_id", "session_id", "timestamp", "type", "text", "metadata"]
 # kNN looks at this many candidates per shard at least: int8-quantized vectors need a
 # few more than k to find the true nearest, and below 100 the search costs no less.
 MIN_CANDIDATES = 100

@@ -24,6 +24,10 @@ class RecallItem(BaseModel):
     # What the producer stored to have back as it was (`Event.payload`), for the reads
     # and memory_search; left out of a JSON page when the event has none.
     payload: JsonValue = Field(default=None, exclude_if=lambda value: value is None)
+    # Set when `text` is a cut of the event's text (a tool's answer is bounded, see
+    # `session_recall.tools.bounds`): the whole text's length in characters. The reads
+    # by event id give it whole.
+    full_length: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class RecallPage(BaseModel):

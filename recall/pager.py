@@ -15,6 +15,16 @@ Two ways in, both pushed down to Elasticsearch:
 Each page asks for one hit more than it returns: a next cursor is handed out only
 when there is a next page.
 
+A read (`whole`: every field, payload included) is bounded by bytes as well as by
+count: events of 4 MB payloads made a page of ten a 40 MB answer, which on a shared
+node tripped the parent circuit breaker, and every user of the node got 503s. So a
+read asks first for its page's positions alone, then for the events' fields a few at a
+time (one, then twice as many while the largest seen so far still fits in what is left
+of `page_bytes`), and ends the page where the next event would not fit, its cursor
+going on from there: no request and no page holds much more than `page_bytes`, and an
+event larger than that comes alone. Page numbers count whole pages: a shortened page's
+rest is reached by its cursor.
+
 `as_of` is the instant of the latest match when the first page is served, not the wall
 clock: events are stamped by the agents' clocks, and one running a second ahead of this
 host would otherwise hide what the user just said from the last page of a search. It
@@ -31,6 +41,7 @@ more than the aggregation over one more partition does.
 import dataclasses
 from typing import Any, Required, TypedDict, Unpack
 
+import orjson
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
@@ -40,6 +51,7 @@ from session_recall.recall.errors import ConflictingPagination, InvalidScope
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.partition_map import PartitionMap
 from session_recall.recall.query import (
+    SOURCE,
     Body,
     Criteria,
     SortPosition,
@@ -48,6 +60,7 @@ from session_recall.recall.query import (
     page_body,
     search_query,
     skip_body,
+    sources_body,
 )
 from session_recall.recall.scope import SearchScope, binding
 
@@ -56,6 +69,9 @@ DEFAULT_PAGE_SIZE = 10
 # A page is read by a model or a person; a thousand events is past any useful page and
 # keeps page_size + 1 well inside the result window.
 MAX_PAGE_SIZE = 1000
+# The bytes of a read's page (its events' stored fields), at most: a few of the largest
+# events a producer may send, far below what trips a shared node's breakers.
+DEFAULT_PAGE_BYTES = 8 * 1024 * 1024
 # Elasticsearch's default `index.max_result_window`, which our index template keeps.
 DEFAULT_MAX_RESULT_WINDOW = 10_000
 # How far back the first page's look for the latest match reaches, at least: the last
@@ -80,6 +96,9 @@ class PagerOptions(TypedDict, total=False):
     # The alias's partitions, shared by the searchers of one adapter; unset or None: the
     # pager reads its own.
     partitions: PartitionMap | None
+    # The bytes of a read's page, at most (see the module's text); unset or None:
+    # DEFAULT_PAGE_BYTES.
+    page_bytes: int | None
 
 
 def checked_page_size(page_size: int | None) -> int:
@@ -110,6 +129,12 @@ class Pager:
         self._codec = CursorCodec(cursor_key)
         self.search_timeout = options.get("search_timeout")
         self._partitions = options.get("partitions") or PartitionMap(client, alias)
+        page_bytes = options.get("page_bytes")
+        self.page_bytes = DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes
+        if self.page_bytes < 1:
+            raise InvalidScope(
+                f"page_bytes={page_bytes!r} is out of range.", hint="Use a positive size."
+            )
 
     def resume(
         self, cursor: str | None, *, scope_key: tuple[Any, ...], criteria: Criteria, page: int
@@ -141,37 +166,78 @@ class Pager:
         page: int = 0,
         state: CursorState | None = None,
         window_end: Instant | None = None,
+        whole: bool = False,
     ) -> RecallPage:
+        """A page of the scope's events matching `criteria`; `whole`: a read's, every
+        field and bounded by bytes as well (see the module's text)."""
         filters, size = scope.filters(), self.page_size
+        source: list[str] | bool = False if whole else SOURCE
         if state is None:
-            response, latest = self._by_number(filters, criteria, scope.routing, page)
+            response, latest = self._by_number(filters, criteria, scope.routing, page, source)
             as_of = latest_instant(latest)
-            if as_of is None and len(transport.hits(response)) > size:
-                as_of = self._latest_further_back(filters, criteria, scope.routing)
         else:
             as_of = Instant(state.as_of)
             response, _ = self._windowed(
-                filters, criteria, scope.routing, as_of=as_of, after=state.after
+                filters, criteria, scope.routing, as_of=as_of, after=state.after, source=source
             )
         hits = transport.hits(response)
-        items = [_item(hit) for hit in hits[:size]]
-        if len(hits) <= size or as_of is None:
+        kept, upto = (hits[:size], min(size, len(hits)))
+        if whole:
+            kept, upto = self._whole(filters, hits[:size], scope.routing)
+        items = [item_of(hit) for hit in kept]
+        if upto >= len(hits):
+            return RecallPage(items=items)
+        if as_of is None and state is None:
+            as_of = self._latest_further_back(filters, criteria, scope.routing)
+        if as_of is None:
             return RecallPage(items=items)
         next_state = CursorState(
             scope=binding(list(scope.key)),
             query=self._query_digest(criteria),
             page_size=self.page_size,
             as_of=as_of.nanos,
-            after=SortPosition.of(hits[size - 1]),
+            after=SortPosition.of(hits[upto - 1]),
             window_end=None if window_end is None else window_end.nanos,
         )
         return RecallPage(items=items, next_cursor=self._codec.encode(next_state))
+
+    def _whole(
+        self, filters: list[Body], page: list[Body], routing: str | None
+    ) -> tuple[list[Body], int]:
+        """The events of `page` (hits without fields), with every field, as many as fit
+        in `page_bytes` (one at least); and how many of `page`'s hits they take up (an
+        event erased since its position was read is left out)."""
+        found: list[Body] = []
+        used = largest = taken = 0
+        step = 1
+        while taken < len(page):
+            part = page[taken : taken + step]
+            body = sources_body(filters, [hit["_id"] for hit in part], _span(part))
+            answer = transport.hits(self._search(body, routing))
+            fetched = {(h["_index"], h["_id"]): h for h in answer}
+            for hit in part:
+                event = fetched.get((hit["_index"], hit["_id"]))
+                if event is None:  # erased meanwhile: nothing to show
+                    taken += 1
+                    continue
+                size = len(orjson.dumps(event.get("_source", {})))
+                if found and used + size > self.page_bytes:
+                    return found, taken
+                found.append(event)
+                used, largest, taken = used + size, max(largest, size), taken + 1
+            step = max(1, min(2 * step, (self.page_bytes - used) // max(largest, 1)))
+        return found, taken
 
     def _query_digest(self, criteria: Criteria) -> str:
         return binding([criteria.key(), self.page_size])
 
     def _by_number(
-        self, filters: list[Body], criteria: Criteria, routing: str | None, page: int
+        self,
+        filters: list[Body],
+        criteria: Criteria,
+        routing: str | None,
+        page: int,
+        source: list[str] | bool = SOURCE,
     ) -> tuple[Body, Body]:
         """The response for page `page`, and the latest recent match's (page 0: window by
         window; any other page: one trip once its position is reached)."""
@@ -186,11 +252,10 @@ class Pager:
                 return {}, {}
             after, skip = SortPosition.of(hits[0]), skip - hop
         if skip == 0 and after is None:
-            return self._windowed(filters, criteria, routing)
+            return self._windowed(filters, criteria, routing, source=source)
         page_query = search_query(filters, criteria, after=after)
-        return self._with_latest(
-            page_body(page_query, size=size + 1, offset=skip), filters, criteria, routing
-        )
+        body = page_body(page_query, size=size + 1, offset=skip, source=source)
+        return self._with_latest(body, filters, criteria, routing)
 
     def _windowed(
         self,
@@ -200,6 +265,7 @@ class Pager:
         *,
         as_of: Instant | None = None,
         after: SortPosition | None = None,
+        source: list[str] | bool = SOURCE,
     ) -> tuple[Body, Body]:
         """A page from its start (`since`, the cursor's position, or the oldest match)
         on, window by window (see `partition_map`): each window starts where the last
@@ -218,7 +284,7 @@ class Pager:
         for end in [*ends, None]:
             windowed = dataclasses.replace(criteria, since=start)
             query = search_query(filters, windowed, as_of=as_of, resume_at=after, before=end)
-            body = page_body(query, size=wanted - len(found), search_after=after)
+            body = page_body(query, size=wanted - len(found), search_after=after, source=source)
             if with_latest:  # a first page's first trip
                 response, latest = self._with_latest(body, filters, criteria, routing)
                 with_latest = False
@@ -278,6 +344,11 @@ class Pager:
         )
 
 
+def _span(hits: list[Body]) -> tuple[Instant, Instant]:
+    """The first and last instant of hits in SORT order."""
+    return Instant(SortPosition.of(hits[0]).timestamp), Instant(SortPosition.of(hits[-1]).timestamp)
+
+
 def _recent_start() -> Instant:
     """Where the look for a recent match starts: a day ago."""
     return Instant(Instant.now().nanos - RECENT_WINDOW_NS)
@@ -289,7 +360,8 @@ def _since(criteria: Criteria, start: Instant) -> Criteria:
     return dataclasses.replace(criteria, since=start if since is None else max(since, start))
 
 
-def _item(hit: Body) -> RecallItem:
+def item_of(hit: Body) -> RecallItem:
+    """The event of a hit sorted in SORT order (its timestamp and id are sort values)."""
     source = hit.get("_source", {})
     position = SortPosition.of(hit)
     return RecallItem(

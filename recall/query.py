@@ -24,8 +24,11 @@ Body = dict[str, Any]
 # Hits come in EVENT_ORDER (see session_recall.core.order): a total order, so
 # search_after never skips or repeats.
 SORT = event_order()
-# The timestamp and event_id come back as sort values; the rest from _source.
-SOURCE = ["session_id", "type", "text", "payload"]
+# The timestamp and event_id come back as sort values; the rest from _source. A search
+# leaves the payload out (any JSON a producer stored, megabytes at times, which no
+# search shows); a read (`READ_SOURCE`) asks for it.
+SOURCE = ["session_id", "type", "text"]
+READ_SOURCE = [*SOURCE, "payload"]
 
 
 class SortPosition(NamedTuple):
@@ -129,13 +132,15 @@ def page_body(
     size: int,
     offset: int = 0,
     search_after: SortPosition | None = None,
+    source: list[str] | bool = SOURCE,
 ) -> Body:
-    """One page of hits in chronological order. The total is never counted."""
+    """One page of hits in chronological order. The total is never counted. `source`:
+    the fields to fetch, or False for the hits' positions alone (a read's first step)."""
     body: Body = {
         "query": query,
         "sort": SORT,
         "track_total_hits": False,
-        "_source": SOURCE,
+        "_source": source,
         "size": size,
     }
     if offset:
@@ -143,6 +148,22 @@ def page_body(
     if search_after is not None:
         body["search_after"] = list(search_after)
     return body
+
+
+def sources_body(filters: list[Body], ids: list[str], span: tuple[Instant, Instant]) -> Body:
+    """The stored fields of the hits of `_id`s `ids` (a read's page, a part at a time),
+    still pinned to the scope's `filters`, in SORT order. `span`, their first and last
+    instant, lets Elasticsearch skip the partitions they are not in."""
+    start, end = span
+    instants = {"gte": start.to_elasticsearch(), "lte": end.to_elasticsearch()}
+    clauses = [*filters, {"range": {"timestamp": instants}}, {"ids": {"values": ids}}]
+    return {
+        "query": {"bool": {"filter": clauses}},
+        "sort": SORT,
+        "track_total_hits": False,
+        "_source": READ_SOURCE,
+        "size": len(ids),
+    }
 
 
 def skip_body(query: Body, *, skip: int) -> Body:

@@ -15,6 +15,7 @@ from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.cross_session import CrossSessionSearcher
+from session_recall.recall.event_read import EventReader
 from session_recall.recall.memories import MemoriesSearcher
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_search import MemorySearcher
@@ -34,6 +35,8 @@ class Searchers:
     embedder: Embedder | None = None
     # Seconds Elasticsearch may spend on each search (its `timeout`); None: no limit.
     search_timeout: float | None = None
+    # The bytes of a read's page, at most; None: the pager's default (DEFAULT_PAGE_BYTES).
+    page_bytes: int | None = None
 
     @cached_property
     def _partitions(self) -> PartitionMap:
@@ -48,6 +51,7 @@ class Searchers:
             "page_size": page_size,
             "max_result_window": self.max_result_window,
             "search_timeout": self.search_timeout,
+            "page_bytes": self.page_bytes,
         }
 
     def cross_session(self, *, user_id: str, page_size: int | None = None) -> CrossSessionSearcher:
@@ -103,6 +107,12 @@ class Searchers:
             embedder=self.embedder,
             cursor_key=self.cursor_key,
             search_timeout=self.search_timeout,
+        )
+
+    def events(self, *, user_id: str) -> EventReader:
+        """Reads the user's events whole by their id."""
+        return EventReader(
+            self.client, alias=self.alias, user_id=user_id, search_timeout=self.search_timeout
         )
 
     def sessions(self, *, user_id: str, page_size: int | None = None) -> SessionLister:

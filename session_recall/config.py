@@ -15,6 +15,11 @@ from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
 
 DEFAULT_INDEX = "session-events"
+# What a recall tool answers a model with (see `session_recall.tools.bounds`): each
+# event's text is cut there, and the texts of one answer together there. A screenful
+# of a turn, and ten of them: a tool result never floods the model's context.
+DEFAULT_TOOL_HIT_CHARS = 2_000
+DEFAULT_TOOL_ANSWER_CHARS = 20_000
 # Where `tokens issue` keeps the key serve's own tokens are signed with, under home.
 TOKEN_KEY_FILE = "token.key"
 # HS256 wants a key of at least its hash's size.
@@ -93,6 +98,14 @@ class Settings(BaseSettings):
     # Whether serve and the framework adapters run the enrichment pass in the background
     # (stems, context, vectors); off, run `session-recall embed --follow` beside them.
     enrich: bool = Field(default=True, alias="SESSION_RECALL_ENRICH")
+    # The recall tools' bounds, in characters: each event's text, and the texts of one
+    # answer together (the CLI, HTTP, MCP and the framework adapters alike).
+    tool_hit_chars: int = Field(
+        default=DEFAULT_TOOL_HIT_CHARS, ge=1, alias="SESSION_RECALL_TOOL_HIT_CHARS"
+    )
+    tool_answer_chars: int = Field(
+        default=DEFAULT_TOOL_ANSWER_CHARS, ge=1, alias="SESSION_RECALL_TOOL_ANSWER_CHARS"
+    )
     # Where `session-recall setup` and `models fetch` put a local encoder's weights; by
     # default under the home folder.
     models: Path | None = Field(default=None, alias="SESSION_RECALL_MODELS")

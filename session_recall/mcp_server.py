@@ -29,7 +29,7 @@ def build_server(tools: list[BoundTool]) -> Server:
             tools=[
                 types.Tool(
                     name=tool.name,
-                    description=tool.spec.description,
+                    description=tool.description,
                     input_schema=tool.spec.json_schema(),
                 )
                 for tool in tools

@@ -113,6 +113,11 @@ COMMANDS: dict[str, _Command] = {
     "show": _Command(
         "reads", "show", "Print every event of one session, oldest first, a page at a time."
     ),
+    "show-event": _Command(
+        "reads",
+        "show_event",
+        "Print a user's event whole (text and payload) by its id, as JSON.",
+    ),
     "users": _Command(
         "access",
         "users",

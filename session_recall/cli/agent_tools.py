@@ -16,6 +16,7 @@ from session_recall.tools import (
     STYLES,
     TOOLS,
     BoundTool,
+    OutputBounds,
     cross_conversation_tool,
     cross_session_tool,
     kept_memory_tools,
@@ -31,14 +32,16 @@ from session_recall.tools.searchers import searchers_for
     help="openai: function calling; anthropic: tool use; mcp: MCP tool listing.",
 )  # fmt: skip
 @click.argument("names", nargs=-1, type=click.Choice(sorted(TOOLS)))
-def tools(style: str, names: tuple[str, ...]) -> None:
+@pass_app
+def tools(app: AppContext, style: str, names: tuple[str, ...]) -> None:
     """Print the tool definitions (name, description, JSON Schema) as JSON.
 
     \b
     Example:
       session-recall tools --style anthropic cross_session_search
     """
-    definitions = tool_definitions(list(names) or None, style)  # type: ignore[arg-type]
+    bounds = OutputBounds.of(app.settings)  # the descriptions state the deployment's bounds
+    definitions = tool_definitions(list(names) or None, style, bounds)  # type: ignore[arg-type]
     click.echo(json.dumps(definitions, indent=2, ensure_ascii=False))
 
 
@@ -100,6 +103,7 @@ def mcp(
     # Elasticsearch stops a heavy search there too.
     client = app.client.options(request_timeout=read_deadline, **failover_only(app.settings))
     searchers = searchers_for(client, app.settings, search_timeout=read_deadline)
+    bounds = OutputBounds.of(app.settings)
     turns = searchers.memory(user_id=user)
     writer = (
         MemoryWriter(
@@ -114,15 +118,19 @@ def mcp(
         else None
     )
     bound: list[BoundTool] = [
-        cross_session_tool(searchers.cross_session(user_id=user), event_ids=memory_writes),
-        memory_tool(turns, event_ids=memory_writes),
+        cross_session_tool(
+            searchers.cross_session(user_id=user), bounds=bounds, event_ids=memory_writes
+        ),
+        memory_tool(turns, bounds=bounds, event_ids=memory_writes),
     ]
     if contact and inbox:
         settings = CrossConversationSettings.of(enabled=True, lookback_days=lookback_days)
         searcher = searchers.cross_conversation(
             user_id=user, contact_id=contact, inbox_id=inbox, settings=settings
         )
-        bound.append(cross_conversation_tool(searcher, current_session_id=current_session))
+        bound.append(
+            cross_conversation_tool(searcher, current_session_id=current_session, bounds=bounds)
+        )
     bound += kept_memory_tools(
         searchers.memories(user_id=user),
         writer,
@@ -130,5 +138,6 @@ def mcp(
         contact_id=contact,
         inbox_id=inbox,
         keywords=replace(searchers, embedder=None).memories(user_id=user),
+        bounds=bounds,
     )
     anyio.run(serve_stdio, build_server(bound))

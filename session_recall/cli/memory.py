@@ -6,7 +6,7 @@ import click
 
 from session_recall.cli.context import AppContext, pass_app
 from session_recall.recall import DEFAULT_CONTEXT, DEFAULT_LIMIT, SEARCH_MODES, MemoryRequest
-from session_recall.tools import memory_document, render_memory
+from session_recall.tools import OutputBounds, bounded_memory, memory_document, render_memory
 from session_recall.tools.searchers import searchers_for
 
 
@@ -59,6 +59,7 @@ def memory_search(
         context=context,
     )  # fmt: skip
     result = searchers_for(app.client, app.settings).memory(user_id=user).answer(request)
+    result = bounded_memory(result, OutputBounds.of(app.settings))  # as a model reads it
     if fmt == "json":
         click.echo(json.dumps(memory_document(result), indent=2, ensure_ascii=False))
     else:

@@ -1,7 +1,9 @@
-"""`sessions` and `show`: the basic reads, without a keyword.
+"""`sessions`, `show` and `show-event`: the basic reads, without a keyword.
 
 `sessions` lists a user's sessions with their first and last instant and number of
-events; `show` prints one session's events, oldest first. Both page in the engine.
+events; `show` prints one session's events, oldest first, whole; both page in the
+engine. `show-event` prints an event whole by its id: what a tool's bounded answer cut
+(its `eventId`).
 """
 
 import shlex
@@ -83,4 +85,35 @@ def show(app: AppContext, user: str, session: str, paging: Paging) -> None:
         )
         return searcher.read(page=paging.page, cursor=paging.cursor)
 
-    run_page(app, paging, run, with_session=False)
+    run_page(app, paging, run, with_session=False, whole=True)
+
+
+@click.command("show-event")
+@click.option("--user", required=True, help="The user the event belongs to.")
+@click.option(
+    "--show-query", is_flag=True, help="Print the Elasticsearch request instead of running it."
+)
+@click.argument("event_id")
+@pass_app
+def show_event(app: AppContext, user: str, show_query: bool, event_id: str) -> None:
+    """Print a user's event whole (text and payload) by its id, as JSON.
+
+    A tool's answer cuts long texts and names their eventId: this gives one whole.
+
+    \b
+    Example:
+      session-recall show-event --user alice e-1042
+    """
+
+    def run(searchers: Searchers) -> RecallPage:
+        return searchers.events(user_id=user).read(event_id)
+
+    page = fetch(app, run, show_query=show_query)
+    if page is None:
+        return
+    if not page.items:
+        raise click.ClickException(
+            f"User {user!r} has no event {event_id!r}: check the id (a tool's answer names "
+            "it as eventId) and the user."
+        )
+    click.echo(page.model_dump_json(indent=2))

@@ -22,7 +22,7 @@ from session_recall.recall import (
     RecallPage,
     Searchers,
 )
-from session_recall.tools import render_items
+from session_recall.tools import OutputBounds, bounded_page, render_items
 from session_recall.tools.searchers import searchers_for
 
 Run = Callable[[Searchers], RecallPage]
@@ -87,11 +87,16 @@ def fetch(app: AppContext, run: Callable[[Searchers], T], *, show_query: bool) -
     return run(searchers_for(app.client, app.settings))
 
 
-def run_page(app: AppContext, paging: Paging, run: Run, *, with_session: bool) -> None:
-    """Fetch one page and print it in the format asked for."""
+def run_page(
+    app: AppContext, paging: Paging, run: Run, *, with_session: bool, whole: bool = False
+) -> None:
+    """Fetch one page and print it in the format asked for: a search's texts within the
+    tools' bounds, as a model would read them; a read's (`whole`) as they are."""
     page = fetch(app, run, show_query=paging.show_query)
     if page is None:
         return
+    if not whole:
+        page = bounded_page(page, OutputBounds.of(app.settings))
     if paging.fmt == "json":
         click.echo(page.model_dump_json(indent=2))
     else:

@@ -178,7 +178,7 @@ def create_app(
     document = build_document(
         title="session-recall",
         version=__version__,
-        paths={path: item for group in built for path, item in group.paths.items()},
+        paths=_merged([group.paths for group in built]),
         models=[model for group in built for model in group.models],
         bearer=bool(token or tokens),
     )
@@ -262,3 +262,13 @@ async def _client_gone(request: Request, _exc: Exception) -> Response:
     nothing went wrong here, so one line in the log rather than a traceback."""
     log.info("%s %s: the client disconnected mid-body.", request.method, request.url.path[:200])
     return Response(status_code=400)
+
+
+def _merged(groups: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The groups' OpenAPI paths, the methods of one path from several groups together
+    (GET /v1/users/{user}/events/{event} reads, DELETE erases)."""
+    paths: dict[str, Any] = {}
+    for group in groups:
+        for path, item in group.items():
+            paths[path] = {**paths.get(path, {}), **item}
+    return paths

@@ -10,6 +10,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from session_recall.indexer import EventLimits, WriterOptions
+from session_recall.recall import DEFAULT_PAGE_BYTES
 
 MIB = 1024 * 1024
 
@@ -57,6 +58,12 @@ class ServeLimits(BaseModel):
         ge=1024,
         description="Bytes of request bodies held at once, across all requests; a body "
         "that finds no room in time gets 503 with Retry-After.",
+    )
+    max_page_bytes: int = Field(
+        default=DEFAULT_PAGE_BYTES,
+        ge=1024,
+        description="Bytes of one page of a read (GET .../sessions/{session}/events): a "
+        "page of large events ends early, its next_cursor going on.",
     )
     body_timeout: float = Field(
         default=30.0, gt=0, description="Seconds to receive a whole request body; past it, 408."

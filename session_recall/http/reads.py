@@ -1,10 +1,14 @@
-"""The basic reads over HTTP, without a keyword: a user's sessions, a session's events.
+"""The basic reads over HTTP, without a keyword: a user's sessions, a session's events,
+an event by its id.
 
     GET /v1/users/{user}/sessions?cursor=C&page_size=N
     GET /v1/users/{user}/sessions/{session}/events?cursor=C&page=P&page_size=N
+    GET /v1/users/{user}/events/{event}
 
-Both answer a typed page (JSON), paged in the engine: its `next_cursor`, passed as
-`cursor`, asks for the next page.
+Each answers a typed page (JSON), paged in the engine: its `next_cursor`, passed as
+`cursor`, asks for the next page. A page of events is bounded by bytes as well as by
+count: one of large events ends early, its cursor going on. The read by id gives an
+event whole, as a tool's bounded answer cut it (its `eventId`).
 """
 
 from collections.abc import Awaitable, Callable
@@ -21,12 +25,13 @@ from session_recall.http.errors import error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
-from session_recall.recall import RecallPage, Searchers, SessionsPage
+from session_recall.recall import DEFAULT_PAGE_BYTES, RecallPage, Searchers, SessionsPage
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for
 
 SESSIONS = "/v1/users/{user}/sessions"
 EVENTS = "/v1/users/{user}/sessions/{session}/events"
+EVENT = "/v1/users/{user}/events/{event}"
 
 
 class SessionsOptions(BaseModel):
@@ -45,14 +50,22 @@ class EventsOptions(BaseModel):
     cursor: str | None = None
 
 
+class EventOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
 Read = Callable[[Searchers, dict[str, str], Any], BaseModel]
 
 
 def reads_group(services: Services) -> RouteGroup:
     # In the reads lane, as recall: never in the way of writes, answered in time.
     lane = services.lanes.reads
+    limits = services.limits
     searchers = searchers_for(
-        lane.client, services.settings, search_timeout=services.limits.read_deadline
+        lane.client,
+        services.settings,
+        search_timeout=limits.read_deadline,
+        page_bytes=limits.max_page_bytes,
     )
 
     def endpoint(
@@ -80,10 +93,14 @@ def reads_group(services: Services) -> RouteGroup:
         searcher = s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
         return searcher.read(page=o.page, cursor=o.cursor)
 
+    def event(s: Searchers, p: dict[str, str], _o: EventOptions) -> RecallPage:
+        return s.events(user_id=p["user"]).read(p["event"])
+
     return RouteGroup(
         routes=[
             route(SESSIONS, endpoint(SessionsOptions, sessions), ["GET"]),
             route(EVENTS, endpoint(EventsOptions, events), ["GET"]),
+            route(EVENT, endpoint(EventOptions, event), ["GET"]),
         ],
         paths={
             SESSIONS: _operation(
@@ -100,12 +117,29 @@ def reads_group(services: Services) -> RouteGroup:
                 EventsOptions,
                 RecallPage,
                 "Read a session's events",
-                "Every event of one session, oldest first; `next_cursor`, passed as "
-                "`cursor`, gives the next page.",
+                "Every event of one session, oldest first, whole (payload included); "
+                "`next_cursor`, passed as `cursor`, gives the next page. A page is bounded "
+                "by bytes as well (`serve --max-page-bytes`, "
+                f"{DEFAULT_PAGE_BYTES // 2**20} MiB by default): one of large events ends "
+                "early, its cursor going on.",
+            ),
+            EVENT: _operation(
+                EVENT,
+                EventOptions,
+                RecallPage,
+                "Read an event by its id",
+                "The user's event of this id, whole (text and payload): what a tool's "
+                "bounded answer cut (its `eventId`). An id a producer reused at another "
+                "instant is another event, so there may be several, oldest first; none: "
+                "`items` is empty.",
             ),
         },
         models=[(SessionsPage, "serialization"), (RecallPage, "serialization")],
-        needs={(SESSIONS, "GET"): Needs(Action.READ), (EVENTS, "GET"): Needs(Action.READ)},
+        needs={
+            (SESSIONS, "GET"): Needs(Action.READ),
+            (EVENTS, "GET"): Needs(Action.READ),
+            (EVENT, "GET"): Needs(Action.READ),
+        },
     )
 
 

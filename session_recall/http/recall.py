@@ -43,6 +43,7 @@ from session_recall.security.tokens import Action
 from session_recall.tools import (
     TOOLS,
     BoundTool,
+    OutputBounds,
     ToolArgumentError,
     conversation_tool,
     cross_conversation_tool,
@@ -85,7 +86,7 @@ class CrossConversationOptions(RecallOptions):
     lookback_days: int | None = None
 
 
-Binder = Callable[[Searchers, dict[str, str], Any], BoundTool]
+Binder = Callable[[Searchers, dict[str, str], Any, OutputBounds], BoundTool]
 
 
 @dataclass(frozen=True)
@@ -99,15 +100,16 @@ ENDPOINTS: dict[str, Endpoint] = {
     "/v1/users/{user}/tools/cross_session_search": Endpoint(
         "cross_session_search",
         RecallOptions,
-        lambda s, p, o: cross_session_tool(
-            s.cross_session(user_id=p["user"], page_size=o.page_size)
+        lambda s, p, o, b: cross_session_tool(
+            s.cross_session(user_id=p["user"], page_size=o.page_size), bounds=b
         ),
     ),
     "/v1/users/{user}/sessions/{session}/tools/conversation_search": Endpoint(
         "conversation_search",
         RecallOptions,
-        lambda s, p, o: conversation_tool(
-            s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size)
+        lambda s, p, o, b: conversation_tool(
+            s.conversation(user_id=p["user"], session_id=p["session"], page_size=o.page_size),
+            bounds=b,
         ),
     ),
     # Contact and inbox ids repeat across users (tenants): the user pins this one too.
@@ -115,13 +117,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         Endpoint(
             "cross_conversation_search",
             CrossConversationOptions,
-            lambda s, p, o: _cross_conversation(s, p, o),
+            lambda s, p, o, b: _cross_conversation(s, p, o, b),
         )
     ),
     "/v1/users/{user}/tools/memory_search": Endpoint(
         "memory_search",
         MemoryOptions,
-        lambda s, p, o: memory_tool(s.memory(user_id=p["user"]), mode=o.mode),
+        lambda s, p, o, b: memory_tool(s.memory(user_id=p["user"]), mode=o.mode, bounds=b),
     ),
 }
 # Tool arguments are a few short strings; innerThought can run long, not megabytes.
@@ -129,7 +131,10 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _cross_conversation(
-    searchers: Searchers, path: dict[str, str], options: CrossConversationOptions
+    searchers: Searchers,
+    path: dict[str, str],
+    options: CrossConversationOptions,
+    bounds: OutputBounds,
 ) -> BoundTool:
     settings = CrossConversationSettings.of(
         enabled=options.enabled, lookback_days=options.lookback_days
@@ -141,7 +146,9 @@ def _cross_conversation(
         user_id=path["user"],
         page_size=options.page_size,
     )
-    return cross_conversation_tool(searcher, current_session_id=options.current_session)
+    return cross_conversation_tool(
+        searcher, current_session_id=options.current_session, bounds=bounds
+    )
 
 
 def recall_group(services: Services) -> RouteGroup:
@@ -149,6 +156,7 @@ def recall_group(services: Services) -> RouteGroup:
     # Elasticsearch stops a search at the read deadline too, rather than running on
     # for a caller that was answered 503.
     searchers = searchers_for(lane.client, services.settings, search_timeout=limits.read_deadline)
+    bounds = OutputBounds.of(services.settings)
 
     def endpoint(spec: Endpoint) -> Callable[[Request], Any]:
         async def call(request: Request) -> Response:
@@ -177,7 +185,7 @@ def recall_group(services: Services) -> RouteGroup:
             except strict_json.InvalidJson as err:
                 return json_error(400, f"The body is not valid JSON: {err}.")
             try:
-                tool = spec.bind(searchers, request.path_params, options)
+                tool = spec.bind(searchers, request.path_params, options, bounds)
             except SessionRecallError as err:  # the application's options, not the model's
                 return error_response(err)
             try:
@@ -197,7 +205,7 @@ def recall_group(services: Services) -> RouteGroup:
 
     return RouteGroup(
         routes=[route(path, endpoint(spec), ["POST"]) for path, spec in ENDPOINTS.items()],
-        paths={path: _operation(path, spec) for path, spec in ENDPOINTS.items()},
+        paths={path: _operation(path, spec, bounds) for path, spec in ENDPOINTS.items()},
         models=[
             *((TOOLS[spec.tool].arguments, "validation") for spec in ENDPOINTS.values()),
             (RecallPage, "serialization"),
@@ -216,13 +224,13 @@ def _failed(options: ToolOptions, err: SessionRecallError) -> Response:
     return error_response(err)
 
 
-def _operation(path: str, spec: Endpoint) -> dict[str, Any]:
+def _operation(path: str, spec: Endpoint, bounds: OutputBounds) -> dict[str, Any]:
     parameters = path_parameters(path) + query_parameters(spec.options, bounds=_BOUNDS)
     tool = TOOLS[spec.tool]
     return {
         "post": {
             "summary": spec.tool,
-            "description": tool.description,
+            "description": tool.describe(bounds),
             "parameters": parameters,
             "requestBody": {
                 "required": True,

@@ -47,6 +47,7 @@ COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
     "consolidate": ("enrich",),
     "sessions": ("recall",),
     "show": ("recall",),
+    "show-event": ("recall",),
     "embed": ("enrich",),
     "setup": ("admin",),
     "delete": ("admin",),

@@ -3,7 +3,8 @@
 `BoundTool.call(arguments)` takes the arguments exactly as a model sends them and
 returns a `ToolResult`: the reference's output string, or, whatever went wrong, one
 short line the model can act on (never a stack trace or an Elasticsearch error body)
-with `is_error` set, which MCP passes on as `isError`.
+with `is_error` set, which MCP passes on as `isError`. What it answers is bounded
+(`tools.bounds`), as its description says.
 """
 
 import logging
@@ -30,6 +31,7 @@ from session_recall.tools.arguments import (
     CrossSessionSearchArguments,
     MemorySearchArguments,
 )
+from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds, bounded_memory, bounded_page
 from session_recall.tools.definitions import (
     CONVERSATION_SEARCH,
     CROSS_CONVERSATION_SEARCH,
@@ -71,11 +73,14 @@ class BoundTool:
     # from the model's arguments.
     search: Callable[[Any, str | None], Any]
     with_session: bool = True
+    # How much text an answer holds: each event's, and all of them together.
+    bounds: OutputBounds = DEFAULT_BOUNDS
     # Each event's eventId in the rows: the application's choice, for an agent that
     # cites events as a memory's sources (save_memory).
     with_event_id: bool = False
     # How a result reads, for a tool whose result is no search page (the kept-memory
-    # tools); None: a page's rows, or memory_search's hits.
+    # tools, which keep their answers within `bounds` themselves); None: a page's
+    # rows, or memory_search's hits.
     renderer: Callable[[Any], str] | None = None
     # The line a model reads when Elasticsearch fails in a way recall did not name.
     unavailable: str = UNAVAILABLE
@@ -83,6 +88,11 @@ class BoundTool:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def description(self) -> str:
+        """The spec's description, with the bounds this tool answers within."""
+        return self.spec.describe(self.bounds)
 
     def parse(self, arguments: Mapping[str, Any]) -> BaseModel:
         """Validated arguments, or a `ToolArgumentError` whose text a model can act on."""
@@ -92,20 +102,26 @@ class BoundTool:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
     def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Any:
-        """The typed page, or a `SessionRecallError` (`ToolArgumentError`, `RecallError`...)."""
+        """The typed page, its texts within the bounds, or a `SessionRecallError`
+        (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
         # Logged without innerThought, which stays private to the model; dumped only
         # when the line is written.
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s", self.name, args.model_dump(by_alias=True))
         try:
-            return self.search(args, cursor)
+            found = self.search(args, cursor)
         except SessionRecallError as err:
             log.warning("%s failed: %s", self.name, err)
             raise
         except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)
             raise ElasticsearchUnavailable(self.unavailable) from None
+        if self.renderer is not None:
+            return found
+        if isinstance(found, MemorySearchResult):
+            return bounded_memory(found, self.bounds)
+        return bounded_page(found, self.bounds)
 
     def render(self, page: Any) -> str:
         if self.renderer is not None:
@@ -146,7 +162,12 @@ def _describe(err: ValidationError, spec: ToolSpec) -> str:
     return f"{'; '.join(problems)}. {spec.name} takes: {allowed}; its scope is fixed."
 
 
-def cross_session_tool(searcher: CrossSessionSearcher, *, event_ids: bool = False) -> BoundTool:
+def cross_session_tool(
+    searcher: CrossSessionSearcher,
+    *,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
+) -> BoundTool:
     """cross_session_search; `event_ids` adds each event's eventId to the rows (for an
     agent that saves memories from what it finds)."""
 
@@ -155,18 +176,23 @@ def cross_session_tool(searcher: CrossSessionSearcher, *, event_ids: bool = Fals
             args.query, match=args.match_mode, since=args.since, page=args.page, cursor=cursor
         )
 
-    return BoundTool(CROSS_SESSION_SEARCH, search, with_event_id=event_ids)
+    return BoundTool(CROSS_SESSION_SEARCH, search, bounds=bounds, with_event_id=event_ids)
 
 
-def conversation_tool(searcher: ConversationSearcher) -> BoundTool:
+def conversation_tool(
+    searcher: ConversationSearcher, *, bounds: OutputBounds = DEFAULT_BOUNDS
+) -> BoundTool:
     def search(args: ConversationSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(args.query, page=args.page, cursor=cursor)
 
-    return BoundTool(CONVERSATION_SEARCH, search, with_session=False)
+    return BoundTool(CONVERSATION_SEARCH, search, with_session=False, bounds=bounds)
 
 
 def cross_conversation_tool(
-    searcher: CrossConversationSearcher, *, current_session_id: str | None
+    searcher: CrossConversationSearcher,
+    *,
+    current_session_id: str | None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> BoundTool:
     def search(args: CrossConversationSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(
@@ -177,11 +203,15 @@ def cross_conversation_tool(
             cursor=cursor,
         )
 
-    return BoundTool(CROSS_CONVERSATION_SEARCH, search)
+    return BoundTool(CROSS_CONVERSATION_SEARCH, search, bounds=bounds)
 
 
 def memory_tool(
-    searcher: MemorySearcher, *, mode: str | None = None, event_ids: bool = False
+    searcher: MemorySearcher,
+    *,
+    mode: str | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
 ) -> BoundTool:
     """memory_search; `mode` is the application's choice (default: the searcher's);
     `event_ids` adds each hit's eventId to its row."""
@@ -197,4 +227,4 @@ def memory_tool(
             context=args.context,
         )
 
-    return BoundTool(MEMORY_SEARCH, search, with_event_id=event_ids)
+    return BoundTool(MEMORY_SEARCH, search, bounds=bounds, with_event_id=event_ids)

@@ -1,7 +1,8 @@
 """Tool definitions (name, description, JSON Schema), generated from the argument models.
 
 `tool_definitions(names, style)` renders them in the shapes agent frameworks take:
-OpenAI-style function calling, Anthropic tool use, and MCP.
+OpenAI-style function calling, Anthropic tool use, and MCP. Each description states the
+bounds the tool answers within (`tools.bounds`).
 """
 
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from session_recall.tools.arguments import (
     RetireMemoryArguments,
     SaveMemoryArguments,
 )
+from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 
 Style = Literal["openai", "anthropic", "mcp"]
 STYLES: tuple[Style, ...] = ("openai", "anthropic", "mcp")
@@ -33,6 +35,10 @@ class ToolSpec:
     name: str
     description: str
     arguments: type[BaseModel]
+
+    def describe(self, bounds: OutputBounds = DEFAULT_BOUNDS) -> str:
+        """The description a model reads: what the tool does, and its answer's bounds."""
+        return self.description + bounds.note()
 
     def json_schema(self) -> dict[str, Any]:
         schema = self.arguments.model_json_schema(by_alias=True)
@@ -145,19 +151,23 @@ TOOLS: dict[str, ToolSpec] = {
 }
 
 
-def render_definition(spec: ToolSpec, style: Style) -> dict[str, Any]:
-    schema = spec.json_schema()
+def render_definition(
+    spec: ToolSpec, style: Style, bounds: OutputBounds = DEFAULT_BOUNDS
+) -> dict[str, Any]:
+    schema, description = spec.json_schema(), spec.describe(bounds)
     if style == "openai":
         return {
             "type": "function",
-            "function": {"name": spec.name, "description": spec.description, "parameters": schema},
+            "function": {"name": spec.name, "description": description, "parameters": schema},
         }
     if style == "anthropic":
-        return {"name": spec.name, "description": spec.description, "input_schema": schema}
-    return {"name": spec.name, "description": spec.description, "inputSchema": schema}
+        return {"name": spec.name, "description": description, "input_schema": schema}
+    return {"name": spec.name, "description": description, "inputSchema": schema}
 
 
 def tool_definitions(
-    names: list[str] | None = None, style: Style = "openai"
+    names: list[str] | None = None,
+    style: Style = "openai",
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> list[dict[str, Any]]:
-    return [render_definition(TOOLS[name], style) for name in (names or list(TOOLS))]
+    return [render_definition(TOOLS[name], style, bounds) for name in (names or list(TOOLS))]

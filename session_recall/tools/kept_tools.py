@@ -12,7 +12,7 @@ memories saved in that scope, and every memory saved through the tool is saved i
 it. No argument names a user, a contact or an inbox (`extra="forbid"`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.kept_memories import Memory
@@ -29,6 +29,14 @@ from session_recall.tools.arguments import (
     SaveMemoryArguments,
 )
 from session_recall.tools.bound_tool import BoundTool
+from session_recall.tools.bounds import (
+    DEFAULT_BOUNDS,
+    ROW_CHARS,
+    OutputBounds,
+    bounded_memory,
+    cut,
+    share,
+)
 from session_recall.tools.definitions import RECALL_MEMORIES, RETIRE_MEMORY, SAVE_MEMORY
 from session_recall.tools.kept_output import render_recalled, render_retired, render_saved
 
@@ -46,6 +54,21 @@ class _Recalled:
     turns: MemorySearchResult | None
 
 
+def _bounded(found: list[Memory], bounds: OutputBounds) -> tuple[list[Memory], OutputBounds]:
+    """The memories with their statements within `bounds` (as the events' texts of an
+    answer: the long ones share what the short ones leave), and the bounds left for the
+    turns beneath them."""
+    limit = share([len(m.statement) for m in found], bounds, rest=ROW_CHARS * len(found))
+    kept = [
+        m
+        if len(m.statement) <= limit
+        else m.model_copy(update={"statement": cut(m.statement, limit)})
+        for m in found
+    ]
+    used = sum(len(m.statement) + ROW_CHARS for m in kept)
+    return kept, replace(bounds, answer_chars=max(0, bounds.answer_chars - used))
+
+
 def _in_scope(memory: Memory, contact_id: str | None, inbox_id: str | None) -> bool:
     return (contact_id is None or memory.contact_id == contact_id) and (
         inbox_id is None or memory.inbox_id == inbox_id
@@ -60,13 +83,15 @@ def recall_memories_tool(
     contact_id: str | None = None,
     inbox_id: str | None = None,
     keywords: MemoriesSearcher | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> BoundTool:
     """recall_memories over `memories`' user. `turns` answers a request for turns (the
     same user's memory_search; without it, none are given); `mode` is its search mode;
     `contact_id`/`inbox_id` keep recall to the memories saved in that scope.
     `keywords`: the same user's memories without an embedder, searched when the query
     cannot be embedded for a reason `memories` does not fall back on itself (a local
-    model not installed), as memory_search then runs on keywords."""
+    model not installed), as memory_search then runs on keywords. `bounds`: how much
+    text the answer holds, the statements and the turns' texts together (`tools.bounds`)."""
     scoped = contact_id is not None or inbox_id is not None
 
     def find(args: RecallMemoriesArguments, limit: int) -> list[Memory]:
@@ -89,15 +114,17 @@ def recall_memories_tool(
         found = find(args, MAX_MEMORY_LIMIT if scoped else args.limit)
         if scoped:
             found = [m for m in found if _in_scope(m, contact_id, inbox_id)][: args.limit]
+        found, left = _bounded(found, bounds)
         hits = None
         if args.turns and turns is not None:
             hits = turns.search(args.query, mode=mode, limit=args.turns, context=_TURN_CONTEXT)
+            hits = bounded_memory(hits, left)
         return _Recalled(found, hits)
 
     def render(result: _Recalled) -> str:
         return render_recalled(result.memories, result.turns)
 
-    return BoundTool(RECALL_MEMORIES, search, renderer=render)
+    return BoundTool(RECALL_MEMORIES, search, renderer=render, bounds=bounds)
 
 
 def save_memory_tool(writer: MemoryWriter) -> BoundTool:
@@ -136,6 +163,7 @@ def kept_memory_tools(
     contact_id: str | None = None,
     inbox_id: str | None = None,
     keywords: MemoriesSearcher | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> list[BoundTool]:
     """recall_memories, and with a `writer`, save_memory and retire_memory."""
     tools = [
@@ -146,6 +174,7 @@ def kept_memory_tools(
             contact_id=contact_id,
             inbox_id=inbox_id,
             keywords=keywords,
+            bounds=bounds,
         )
     ]
     if writer is not None:

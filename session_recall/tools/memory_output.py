@@ -4,7 +4,8 @@
       "before": [{"timestamp": ..., "type": ..., "text": ...}], "after": [...],
       "score": {"keywordRank": 3, "vectorRank": 1, "fused": 0.0323}}]
 
-Neighbours come from the hit's own session, so they carry no sessionId.
+Neighbours come from the hit's own session, so they carry no sessionId. An event whose
+text was cut (`tools.bounds`) carries its `eventId` too, by which the whole event is read.
 """
 
 import json
@@ -42,7 +43,8 @@ def render_memory(result: MemorySearchResult, *, with_event_id: bool = False) ->
 
 
 def _event(item: RecallItem) -> dict[str, Any]:
-    return {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+    row = {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+    return row if item.full_length is None else row | {"eventId": item.event_id}
 
 
 def _row(hit: MemoryHit) -> dict[str, Any]:

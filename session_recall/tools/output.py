@@ -2,9 +2,10 @@
 
 A compact JSON array of `{"sessionId","timestamp","type","text"}` objects in
 chronological order (`conversation_search` leaves out `sessionId`), or the sentence
-"No results found." Timestamps are rendered like Java's `Instant.toString`. A tool
-that the application builds for an agent that saves memories adds each event's
-`eventId` last (`with_event_id`), which save_memory takes as a source.
+"No results found." Timestamps are rendered like Java's `Instant.toString`. A row whose
+text was cut (`tools.bounds`) carries its `eventId` too, by which the whole event is read;
+so does every row of a tool the application builds for an agent that saves memories
+(`with_event_id`), as save_memory takes event ids as sources.
 """
 
 import json
@@ -25,7 +26,7 @@ def render_items(
     for item in items:
         row: dict[str, Any] = {"sessionId": item.session_id} if with_session else {}
         row |= {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
-        if with_event_id:
+        if with_event_id or item.full_length is not None:
             row["eventId"] = item.event_id
         rows.append(row)
     if not rows:

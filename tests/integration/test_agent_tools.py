@@ -185,7 +185,7 @@ def test_the_cli_prints_the_tool_output_and_the_typed_page(sample_settings: Sett
 
     bad = runner.invoke(main, [*args, "search", "--user", "alice", ", "])
     assert bad.exit_code == 2
-    assert "no terms" in bad.output
+    assert "has no word to search for" in bad.output
 
 
 def test_a_disabled_cross_conversation_search_says_so_on_stderr(sample_settings: Settings):

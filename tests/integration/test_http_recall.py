@@ -9,6 +9,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.core.instant import Instant
+from session_recall.embeddings import MODELS_FIELD
+from session_recall.node import wait_until
 from tests.support.samples import BOTH, DECIDED, GO_WITH, SAMPLE, THOUGHT
 from tests.support.serve import serving
 
@@ -30,7 +32,16 @@ def server(es_url: str, module_alias: str, tmp_path_factory) -> Iterator[str]:
             timeout=30,
         )
         assert stored.status_code == 200, stored.text
-        Elasticsearch(es_url).indices.refresh(index=module_alias)
+        es = Elasticsearch(es_url)
+        # memory_search's vectors come from serve's background enrichment: wait for it,
+        # however loaded the machine is.
+        unembedded = {"bool": {"must_not": {"exists": {"field": MODELS_FIELD}}}}
+
+        def embedded() -> bool:
+            es.indices.refresh(index=module_alias)
+            return es.count(index=module_alias, query=unembedded)["count"] == 0
+
+        assert wait_until(embedded, timeout=120), "serve did not enrich the sample"
         yield served.url
 
 

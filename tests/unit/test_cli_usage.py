@@ -218,7 +218,8 @@ def test_every_option_of_every_command_is_described():
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["search", "--user", "u", ", "], "has no terms"),
+        (["search", "--user", "u", ", "], "has no word to search for"),
+        (["memory-search", "--user", "u", ",,,"], "has no word to search for"),
         (["search-session", "--user", "u", "--session", "s", "x", "--page-size", "0"], "from 1 to"),
         (["search", "--user", "u", "x", "--since", "yesterday"], "yesterday"),
         (["memory-search", "--user", "u", "  "], "The query is empty"),

@@ -40,11 +40,22 @@ def test_terms_are_split_on_commas_trimmed_and_empties_dropped(query, terms):
     assert parse_terms(query) == terms
 
 
-@pytest.mark.parametrize("query", [",", ", ", "", "   ", ",,, ,\t,"])
-def test_a_query_without_terms_is_an_error_not_no_filter(query):
+@pytest.mark.parametrize("query", [",", ", ", ",,, ,\t,", "...", "?!, *", " - "])
+def test_a_query_without_a_word_is_an_error_not_no_filter(query):
     with pytest.raises(EmptyQuery) as raised:
         parse_terms(query)
-    assert "comma" in str(raised.value)
+    assert "has no word to search for" in str(raised.value)
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_named_empty(query):
+    with pytest.raises(EmptyQuery, match="The query is empty"):
+        parse_terms(query)
+
+
+@pytest.mark.parametrize("query", ["x", "中", "🙂", "c++", "é", "3"])
+def test_one_letter_digit_or_emoji_is_a_word(query):
+    assert parse_terms(query) == (query,)
 
 
 def test_twenty_terms_pass_and_twenty_one_are_rejected():
@@ -62,7 +73,7 @@ def test_a_term_past_the_length_bound_is_rejected():
 @given(st.text(alphabet=st.sampled_from(list("ab ,\t\n中*\\\"'")), max_size=80))
 def test_parsed_terms_are_the_trimmed_non_empty_pieces_between_commas(query):
     pieces = tuple(piece.strip() for piece in query.split(",") if piece.strip())
-    if not pieces:
+    if not any(char.isalnum() for piece in pieces for char in piece):
         with pytest.raises(EmptyQuery):
             parse_terms(query)
     elif len(pieces) > MAX_TERMS:

@@ -103,8 +103,8 @@ def test_invalid_arguments_give_a_short_message_without_the_inner_thought(argume
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        ({"query": ","}, "no terms"),
-        ({"query": ", "}, "no terms"),
+        ({"query": ","}, "has no word to search for"),
+        ({"query": ", "}, "has no word to search for"),
         ({"query": "we decided", "since": "2026-07-01"}, "2026-07-01T00:00:00Z"),
         ({"query": ",".join(f"t{n}" for n in range(21))}, "20"),
         ({"query": "x", "matchMode": "most"}, "matchMode"),

@@ -17,7 +17,8 @@ within the deadline with an error that names the next step.
   and store one each.)
 - `search_memory` answers with the user's current kept memories that match the query
   first (`recall_memories`), then the turns `memory_search` finds, in the service's
-  mode (by default the settings': hybrid with an embedder, keyword without one).
+  mode (by default the settings': hybrid with an embedder, keyword without one), the
+  turns' texts bounded as every tool's answer is (`tools.bounds`).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
   id, through the erasure path: tombstones keep replays out.
 """
@@ -45,8 +46,10 @@ from session_recall.integrations.adk.kept import kept_request, to_kept_entry
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
+from session_recall.recall.arguments import has_word
 from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
 from session_recall.recall.scope import required
+from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event as AdkEvent
@@ -171,12 +174,15 @@ class SessionRecallMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         user = memory_user(app_name, user_id)
-        if not query or not query.strip():
-            return SearchMemoryResponse()  # as ADK's services: nothing asked, nothing found
+        if not query or not has_word(query):
+            # As ADK's services: nothing asked, nothing found. PreloadMemoryTool asks
+            # with the user's message as it is, which may be "?" alone.
+            return SearchMemoryResponse()
         # PreloadMemoryTool asks with the user's whole message, which may run past
         # memory_search's limit: its start is searched rather than nothing.
         query = query[:MAX_QUERY_CHARS]
         kept, searcher = self._store.memories(user), self._store.memory(user)
+        bounds = OutputBounds.of(self.settings)
 
         def search() -> list[MemoryEntry]:
             try:
@@ -185,7 +191,8 @@ class SessionRecallMemoryService(BaseMemoryService):
                 keywords = self._store.keyword_memories(user)
                 memories = keywords.search(query, limit=self.limit).memories
             result = searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
-            return [to_kept_entry(m) for m in memories] + [to_memory_entry(h) for h in result.hits]
+            hits = bounded_memory(result, bounds).hits
+            return [to_kept_entry(m) for m in memories] + [to_memory_entry(h) for h in hits]
 
         return SearchMemoryResponse(memories=await asyncio.to_thread(search))
 

@@ -5,6 +5,10 @@ id, score and the turns around it in `metadata`. `k` (hits, 1-50) is set at
 construction and may be given per call (`invoke(query, k=3)`), as may `mode`.
 `invoke` runs on the sync client; `ainvoke` on the async one (`AsyncElasticsearch`,
 made for the call and closed after it, so it never outlives its event loop).
+
+Texts are bounded as every tool's answer is (`tools.bounds`, set by
+SESSION_RECALL_TOOL_HIT_CHARS and SESSION_RECALL_TOOL_ANSWER_CHARS): a cut one ends with
+`…[truncated, N characters]`, and its `metadata["full_length"]` is N.
 """
 
 from typing import Any
@@ -29,6 +33,7 @@ from session_recall.recall import (
     RecallItem,
 )
 from session_recall.recall.scope import required
+from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 
 class SessionRecallRetriever(BaseRetriever):
@@ -73,7 +78,7 @@ class SessionRecallRetriever(BaseRetriever):
         mode: str | None = None,
     ) -> list[Document]:
         searcher = self._store.memory(self.user_id)
-        return _documents(searcher.answer(self._request(query, k=k, mode=mode)))
+        return self._documents(searcher.answer(self._request(query, k=k, mode=mode)))
 
     async def _aget_relevant_documents(
         self,
@@ -85,11 +90,11 @@ class SessionRecallRetriever(BaseRetriever):
     ) -> list[Document]:
         request = self._request(query, k=k, mode=mode)
         async with self._store.async_memory(self.user_id) as searcher:
-            return _documents(await searcher.answer(request))
+            return self._documents(await searcher.answer(request))
 
-
-def _documents(result: MemorySearchResult) -> list[Document]:
-    return [_document(hit) for hit in result.hits]
+    def _documents(self, result: MemorySearchResult) -> list[Document]:
+        bounded = bounded_memory(result, OutputBounds.of(self._store.settings))
+        return [_document(hit) for hit in bounded.hits]
 
 
 def _document(hit: MemoryHit) -> Document:
@@ -107,9 +112,16 @@ def _document(hit: MemoryHit) -> Document:
             "vector_rank": hit.score.vector_rank,
             "before": [_turn(item) for item in hit.before],
             "after": [_turn(item) for item in hit.after],
+            **_whole(event),
         },
     )
 
 
 def _turn(item: RecallItem) -> dict[str, Any]:
-    return {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+    turn = {"timestamp": item.timestamp.isoformat(), "type": item.type, "text": item.text}
+    return turn | _whole(item) | ({"event_id": item.event_id} if item.full_length else {})
+
+
+def _whole(item: RecallItem) -> dict[str, Any]:
+    """A cut text's whole length (its event id is read to have it whole)."""
+    return {} if item.full_length is None else {"full_length": item.full_length}

@@ -34,7 +34,7 @@ class SessionRecallTool(BaseTool):
     def from_bound(cls, bound: BoundTool) -> "SessionRecallTool":
         tool = cls(
             name=bound.name,
-            description=bound.spec.description,
+            description=bound.description,
             args_schema=bound.spec.json_schema(),
         )
         tool._bound = bound

@@ -23,6 +23,7 @@ from agents import FunctionTool
 from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.recall import CrossSessionSearcher, MemoriesSearcher, MemorySearcher
 from session_recall.tools import BoundTool, cross_session_tool, kept_tools, memory_tool
+from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 
 if TYPE_CHECKING:
     from session_recall.integrations.openai_agents.session import SessionRecallSession
@@ -45,7 +46,7 @@ def function_tool(bound: BoundTool) -> FunctionTool:
 
     return FunctionTool(
         name=bound.spec.name,
-        description=bound.spec.description,
+        description=bound.description,
         params_json_schema=bound.spec.json_schema(),
         on_invoke_tool=invoke,
         # Our schemas have optional arguments, which the SDK's strict mode does not take.
@@ -54,21 +55,29 @@ def function_tool(bound: BoundTool) -> FunctionTool:
 
 
 def memory_search_tool(
-    searcher: MemorySearcher, *, mode: str | None = None, event_ids: bool = False
+    searcher: MemorySearcher,
+    *,
+    mode: str | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
 ) -> FunctionTool:
     """memory_search over `searcher`'s user, for an `Agent(tools=[...])`. `mode` is the
-    application's choice (default: the searcher's, hybrid with an embedder);
+    application's choice (default: the searcher's, hybrid with an embedder); `bounds`
+    how much text it answers with (`OutputBounds.of(settings)` for a deployment's own);
     `event_ids` adds each hit's eventId, for an agent that saves memories."""
-    return function_tool(memory_tool(searcher, mode=mode, event_ids=event_ids))
+    return function_tool(memory_tool(searcher, mode=mode, bounds=bounds, event_ids=event_ids))
 
 
 def cross_session_search_tool(
-    searcher: CrossSessionSearcher, *, event_ids: bool = False
+    searcher: CrossSessionSearcher,
+    *,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
 ) -> FunctionTool:
     """cross_session_search over every session of `searcher`'s user; `event_ids` adds
     each event's eventId to its row, which save_memory takes as a source (a background
     agent that mines the history with `since` and saves what it concludes)."""
-    return function_tool(cross_session_tool(searcher, event_ids=event_ids))
+    return function_tool(cross_session_tool(searcher, bounds=bounds, event_ids=event_ids))
 
 
 def recall_memories_tool(
@@ -77,12 +86,15 @@ def recall_memories_tool(
     turns: MemorySearcher | None = None,
     mode: str | None = None,
     keywords: MemoriesSearcher | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> FunctionTool:
     """recall_memories over `memories`' user; `turns` (memory_search of the same user)
     answers a request for the matching turns; `keywords` (the same user's memories
     without an embedder) is searched when the query cannot be embedded."""
     return function_tool(
-        kept_tools.recall_memories_tool(memories, turns=turns, mode=mode, keywords=keywords)
+        kept_tools.recall_memories_tool(
+            memories, turns=turns, mode=mode, keywords=keywords, bounds=bounds
+        )
     )
 
 
@@ -95,13 +107,19 @@ def retire_memory_tool(writer: MemoryWriter) -> FunctionTool:
 
 
 def kept_memory_tools(
-    session: "SessionRecallSession", *, writes: bool = True, mode: str | None = None
+    session: "SessionRecallSession",
+    *,
+    writes: bool = True,
+    mode: str | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
 ) -> list[FunctionTool]:
     """recall_memories (with its turns from memory_search) for `session`'s user, and
     unless `writes=False`, save_memory and retire_memory as that user."""
     memories, turns = session.memories(), session.memory()
     keywords = session.memories(keywords_only=True)
-    tools = [recall_memories_tool(memories, turns=turns, mode=mode, keywords=keywords)]
+    tools = [
+        recall_memories_tool(memories, turns=turns, mode=mode, keywords=keywords, bounds=bounds)
+    ]
     if writes:
         writer = session.memory_writer()
         tools += [save_memory_tool(writer), retire_memory_tool(writer)]
