@@ -20,6 +20,7 @@ from session_recall.tools import (
     save_memory_tool,
 )
 from session_recall.tools.arguments import MAX_MEMORIES, MAX_TURNS
+from session_recall.tools.bounds import OutputBounds
 from session_recall.tools.searchers import searchers_for
 from tests.support.samples import THOUGHT, ingested_samples
 
@@ -263,3 +264,19 @@ def test_no_query_returns_a_memory_of_another_user(es, searchers, saved, words, 
         arguments["kinds"] = kinds
     text = tool.call({"innerThought": THOUGHT, **arguments}).text
     assert not any(memory.memory_id in text for memory in theirs), text
+
+
+def test_long_statements_share_the_answers_bound_as_event_texts_do(es, searchers):
+    """Twenty statements of 1,900 characters would answer 38,000: each is cut to its
+    share of the bound (20,000 characters), marked with its whole length."""
+    writer = MemoryWriter(es, searchers.alias, user_id="alice")
+    filler = " ".join(["Lisbon venue detail"] * 100)
+    for n in range(MAX_MEMORIES):
+        writer.save_memory(f"Venue note {n}: {filler}"[:1900], "fact", ["sample-010"])
+    bounds = OutputBounds()
+    tool = recall_memories_tool(searchers.memories(user_id="alice"), bounds=bounds)
+    found = _call(tool, query="venue note Lisbon detail", limit=MAX_MEMORIES)["memories"]
+    long = [m for m in found if m["statement"].startswith("Venue note")]
+    assert len(long) == MAX_MEMORIES
+    assert all(m["statement"].endswith("…[truncated, 1,900 characters]") for m in long)
+    assert sum(len(m["statement"]) for m in found) <= bounds.answer_chars
