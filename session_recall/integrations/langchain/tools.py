@@ -20,6 +20,7 @@ from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall.scope import required
 from session_recall.tools import BoundTool
 from session_recall.tools import kept_memory_tools as bound_kept_memory_tools
+from session_recall.tools.bounds import OutputBounds
 
 
 class SessionRecallTool(BaseTool):
@@ -65,7 +66,8 @@ def kept_memory_tools(
     """recall_memories (with the matching turns from memory_search when the model asks)
     over `user_id`'s kept memories and, unless `writes=False`, save_memory and
     retire_memory as that user. `contact_id`/`inbox_id` keep recall to the memories
-    saved in that scope and save each memory in it. `store` shares one client between
+    saved in that scope and save each memory in it; answers are bounded as the
+    settings say (`SESSION_RECALL_TOOL_ANSWER_CHARS`...). `store` shares one client between
     many users' tools (it wins over `settings`, `index` and `timeout`)."""
     user = required("user_id", user_id)  # `InvalidScope` now, not at the first call
     store = store or EventStore(settings, index=index, timeout=timeout)
@@ -78,5 +80,6 @@ def kept_memory_tools(
         contact_id=contact_id,
         inbox_id=inbox_id,
         keywords=store.keyword_memories(user),
+        bounds=OutputBounds.of(store.settings),
     )
     return [SessionRecallTool.from_bound(tool) for tool in bound]
