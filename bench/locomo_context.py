@@ -3,7 +3,7 @@
 The enrichment pass stores a vector of each event's own text. This experiment stores,
 beside it, a vector of the event's text with the `reach` turns before it in its session
 (the keyword list's `context` rule, on the vector side), under a model id of its own,
-`<model>+ctx<reach>`: memory_search's `Recipe.context_model` then searches it. Written
+`<model>+ctx<reach>`: the bench's `Experiment.context_model` then searches it. Written
 by the harness after the pass, with bulk updates routed like the events.
 """
 

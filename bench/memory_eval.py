@@ -19,7 +19,7 @@ choose (best turn recall@10 over them): leave-one-conversation-out, the weight a
 would be given without seeing the conversation it is measured on.
 
 With `--variants`, hybrid mode is also run with each ranking recipe named (see
-`recall.memory_recipe`), each a `+`-joined list of steps:
+`bench.ranking_steps`), each a `+`-joined list of steps:
 
     session[:WEIGHT[:TOP]]            session-level scoring (default 0.3, 3)
     prf[:TERMS[:DOCS[:WEIGHT]]]       pseudo-relevance feedback (default 10, 5, 0.3)
@@ -59,13 +59,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import locomo, locomo_context, sections
+from bench.ranking_steps import DEFAULT_EXPERIMENT, Experiment
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.indexer.enrichment import context_rule as _context
 from session_recall.recall import Searchers, memory_query
-from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.templates import install, uninstall
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -240,10 +240,10 @@ def loaded(
 
 def variant(
     name: str, context_model: str | None, session_model: str | None = None
-) -> tuple[Recipe, float | None]:
+) -> tuple[Experiment, float | None]:
     """The recipe and vector weight a `--variants` entry names (see the module's doc).
     Raises `ValueError` saying what is wrong with it."""
-    recipe, weight = DEFAULT_RECIPE, None
+    recipe, weight = DEFAULT_EXPERIMENT, None
     for part in name.split("+"):
         step, *values = part.strip().split(":")
         numbers = [float(v) for v in values]
@@ -331,7 +331,7 @@ def score(
     mode: str,
     *,
     dense_weight: float | None = None,
-    recipe: Recipe | None = None,
+    recipe: Experiment | None = None,
 ) -> dict[str, Any]:
     """Every question of `conversations` asked in `mode` (hybrid: with `recipe` and the
     vector list at `dense_weight`, each None for memory_search's own): the mean scores,

@@ -1,7 +1,7 @@
 """The cyclic garbage collector, tuned for the length of a bulk load.
 
-With Python's defaults a load spent a fifth of its CPU collecting (measured on 165,000
-events: 1.5 s of 7.5). Every event's objects stay alive for a chunk or two (parsed,
+With Python's defaults a load spends a large share of its CPU collecting. Every event's
+objects stay alive for a chunk or two (parsed,
 then in flight), long enough to be promoted to the oldest generation, and each wave
 of promotions set off a full collection, which scanned every object of the process,
 the imported libraries' included. Almost none of it is garbage: reference counting

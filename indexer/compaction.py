@@ -6,8 +6,7 @@ segment: a kNN search walks one HNSW graph per segment, a term is looked up once
 segment. Elasticsearch merges segments by size, never down to one, so a partition
 written to for a month keeps a few. Once its period has ended it is hardly written to
 again (a late event, its enrichment, an erasure), which is when Elasticsearch advises a
-force merge. At 1M events in 74 monthly partitions (163 segments), hybrid
-memory_search's p50 went from 56 to 39 ms (BENCHMARKS.md, "Semantic recall").
+force merge, and memory_search is faster for it (BENCHMARKS.md, "Semantic recall").
 
 A write after compaction makes a new small segment, which the next run merges in:
 run it once a period has ended (a monthly timer), and after a bulk load of old events.

@@ -100,17 +100,15 @@ _NO_COPY_THERE = frozenset({"index_not_found_exception", "index_closed_exception
 
 class WriterOptions(BaseModel):
     # 2,000 small events make a bulk of about half a MB: big enough to amortize a
-    # chunk's three requests (tombstones, bulk, tombstones), each about 0.7 ms of the
-    # client's CPU, small enough that a retry resends little. (Measured on 165,000
-    # events: 1,000 cost 2 µs of CPU per event more; 4,000 cost more again, in
-    # sending the body and reading the answer.)
+    # chunk's three requests (tombstones, bulk, tombstones), small enough that a retry
+    # resends little; fewer or more cost the client more CPU per event.
     chunk_events: int = Field(default=2000, ge=1)
     # Well under the 100 MB request limit, and bounded memory whatever the texts.
     chunk_bytes: int = Field(default=5 * 1024 * 1024, ge=1024)
     retry: RetryPolicy = RetryPolicy()
     # How recent the last tombstone read must be to serve as a chunk's check (a): a
-    # stream's chunks follow each other within it (each request costs the client about
-    # 0.25 ms of CPU: a tenth of a 100-event `serve` batch's); 0 reads before every bulk.
+    # stream's chunks follow each other within it, so a stream reads once, not once a
+    # chunk; 0 reads before every bulk.
     tombstone_reuse_s: float = Field(default=1.0, ge=0)
     # Partitions one write may create: one `ingest` run, or one `serve` batch. Each is
     # an index with its shards, and a cluster holds a bounded number of shards (1,000

@@ -24,7 +24,8 @@ only ever runs searches: it never writes, deletes or runs scripts.
     found = searchers.memory(user_id="u1").search("what did we pick for the database?")
 """
 
-from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode
+from session_recall.recall.adk_scope import memory_user
+from session_recall.recall.arguments import MAX_TERM_LENGTH, MAX_TERMS, MatchMode, has_word
 from session_recall.recall.conversation import ConversationSearcher
 from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import (
@@ -74,10 +75,16 @@ from session_recall.recall.memory_arguments import (
     SearchMode,
 )
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
-from session_recall.recall.memory_search import AsyncMemorySearcher, MemorySearcher
+from session_recall.recall.memory_search import (
+    AsyncMemorySearcher,
+    MemorySearcher,
+    default_mode_for,
+)
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.scope import required
 from session_recall.recall.searchers import Searchers
+from session_recall.recall.session_events import SessionEvents, stored_instants
 from session_recall.recall.session_list import SessionLister, SessionsPage, SessionSummary
 
 __all__ = [
@@ -132,10 +139,16 @@ __all__ = [
     "SearchMode",
     "SearchRefused",
     "Searchers",
+    "SessionEvents",
     "SessionLister",
     "SessionSummary",
     "SessionsPage",
     "TermTooLong",
     "TooManyTerms",
+    "default_mode_for",
+    "has_word",
     "load_cursor_key",
+    "memory_user",
+    "required",
+    "stored_instants",
 ]

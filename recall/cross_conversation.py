@@ -14,19 +14,11 @@ from the instant the first page is served, and a cursor keeps that instant: ever
 page of a chain searches the same conversations.
 
 Finding the most recently active conversations: a `terms` aggregation over the window
-(see `recent_conversations`), not a per-conversation summary kept by the indexer.
-Measured with `bench/recall_latency.py` on the 2-core dev node (Elasticsearch 9.5.4),
-one contact with 2,000 conversations and 100k messages, 405 chat conversations in the
-90-day window, 200 kept; p50 of 100 runs, wall / took, range over five runs on a
-machine shared with other work:
-
-    terms aggregation by max(timestamp)   2.8-5.1 ms / 1-2 ms
-    collapse on session_id, top 200       5.8-8.6 ms / 4-6 ms
-    summary index, sorted top 200         2.0-3.0 ms / 1 ms   (plus its upkeep)
-
-The summary is barely faster to read, and costs a second write per message, a
-read-modify-write without scripts (this distribution has none), and a second thing
-for erasure to delete and for a crash to leave stale. The aggregation is exact, always
+(see `recent_conversations`), not a per-conversation summary kept by the indexer,
+which would be barely faster to read (CHANGES.md, "cross-conversation search") and
+costs a second write per message, a read-modify-write without scripts (this
+distribution has none), and a second thing for erasure to delete and for a crash to
+leave stale. The aggregation is exact, always
 as fresh as the events, and forgets an erased conversation the moment its events go.
 """
 

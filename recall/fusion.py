@@ -8,9 +8,9 @@ worst 0; a list of one hit, or of equal scores, counts 1 for each), a hit missin
 from a list counts 0 there, and the two are weighed: (1 - w) keyword + w vector.
 
 Why not reciprocal rank fusion, which sums 1 / (60 + rank) and ignores the scores: on
-LoCoMo's long conversations it answered worse than keywords alone (turn recall@10
-0.464 against 0.520 with the static model), because it lets a weak vector ranking
-pull unrelated turns level with strong keyword matches. Normalised scores keep a
+LoCoMo's long conversations it answered worse than keywords alone (CHANGES.md),
+because it lets a weak vector ranking pull unrelated turns level with strong keyword
+matches. Normalised scores keep a
 keyword hit far ahead of the rest ahead; the weight says how far meaning may move it.
 """
 
@@ -37,7 +37,7 @@ DENSE_WEIGHTS: dict[str, float] = {
     # and 0.3-0.4 for MiniLM.
     "e5-small-onnx-v1": 0.5,
     "minilm-onnx-v1": 0.4,
-    # bge-small: 0.4 for three conversations, 0.5 for two (2026-12-05).
+    # bge-small: 0.4 for three conversations, 0.5 for two.
     "bge-small-onnx-v1": 0.4,
 }
 

@@ -26,6 +26,7 @@ from session_recall.core.stems import stems
 from session_recall.core.user_filter import user_filter
 from session_recall.embeddings import Embedder, EmbeddingError, query_vector, vector_field
 from session_recall.recall import transport
+from session_recall.recall.arguments import has_word, no_word
 from session_recall.recall.cursor import CursorCodec, CursorState
 from session_recall.recall.errors import InvalidLimit, InvalidQuery, InvalidTypes, QueryTooLong
 from session_recall.recall.fusion import dense_weight_for, fuse
@@ -123,8 +124,10 @@ class MemoriesSearcher:
     ) -> MemoriesResult:
         """The memories that answer `query` (a question, up to 1,000 characters), best
         first: current ones only unless `include_superseded`; `kinds` keeps those kinds."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidQuery("The query is empty.", hint="Ask a question or give keywords.")
+        if not isinstance(query, str):
+            raise InvalidQuery("The query must be a string.", hint="Ask a question in words.")
+        if not has_word(query):  # refused as every search refuses it (`arguments`)
+            raise no_word(query)
         if len(query) > MAX_MEMORY_QUERY_CHARS:
             raise QueryTooLong(
                 f"The query is {len(query)} characters long; the limit is "

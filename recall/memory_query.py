@@ -61,8 +61,9 @@ def keyword_body(
     of its text with its session's previous and next turn (the last two come with the
     enrichment pass; an event not enriched yet is found by its own words).
 
-    `expansion`: stems added by pseudo-relevance feedback (`recall.expansion`), matched
-    on the two stem fields at `expansion_weight` of their weights."""
+    `expansion`: stems added by pseudo-relevance feedback (`bench.expansion`, a step
+    the bench tries), matched on the two stem fields at `expansion_weight` of their
+    weights."""
     matches = any_word_clauses(query, boost=KEYWORD_BOOSTS["text"])
     for terms, weight in ((stemmed, 1.0), (expansion, expansion_weight)):
         if terms and weight > 0:

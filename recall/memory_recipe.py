@@ -1,63 +1,102 @@
-"""How memory_search ranks in hybrid mode beyond fusing its two lists: the steps tried
-on LoCoMo's dev split, each off unless its figures earned it a place (BENCHMARKS.md,
-"memory_search on LoCoMo"; `python -m bench.memory_eval --variants` runs them)."""
+"""How memory_search ranks in hybrid mode beyond fusing its two lists, and the seam
+where the bench adds the steps it tries.
 
+The product runs one step: session-level scoring (`session_scores`), each hit's score
+mixed with the mean of its session's best. The other steps tried on LoCoMo's dev split
+(query expansion, a second vector round, a vector per session, context at search time,
+vectors of an event with its context) live in `bench/ranking_steps.py`, as a `Recipe`
+that overrides the hooks below; `python -m bench.memory_eval --variants` runs them.
+"""
+
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+from session_recall.recall.fusion import Fused
+from session_recall.recall.memory_plan import Key, Searches
+from session_recall.recall.query import Body
+from session_recall.recall.session_scores import with_sessions
+
+T = TypeVar("T")
+# A step that may search again: it yields its `Searches`, is sent their answers, and
+# returns what it made.
+Step = Generator[Searches, list[Body], T]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What a ranking step may use of the search: its filters (the user's first), the
+    query's words and stems, each list's depth, the query's vector and the model's id
+    (None in keyword mode), and the vector list's weight in fusion."""
+
+    filters: list[Body]
+    words: str
+    stemmed: str
+    depth: int
+    vector: list[float] | None
+    model: str | None
+    dense_weight: float
 
 
 @dataclass(frozen=True)
 class Recipe:
     """The ranking steps after the keyword and vector lists are fetched.
 
-    - `session_weight`, `session_top`: session-level scoring (`session_scores`): each
-      hit's score mixed with the mean of its session's `session_top` best.
-    - `expansion_terms`, `expansion_docs`, `expansion_weight`: pseudo-relevance feedback
-      (`expansion`): the keyword list fetched again with the stems of its first
-      `expansion_docs` hits, the `expansion_terms` heaviest, at `expansion_weight`.
-    - `session_model`, `session_vector_weight`: a vector per session (stored under the
-      model id `session_model`): each hit's score mixed with how near its session's
-      vector is to the question (`session_scores.with_session_prior`).
-    - `vector_context`: each vector hit's score mixed, at this weight, with those of the
-      turns before it in the list (`neighbour_scores`): context at search time.
-    - `second_round`, `second_weight`: a second kNN round, its query moved towards the
-      stored vectors of the first `second_round` fused hits (`vector_feedback`), its
-      list joined to the first vector list.
-    - `context_model`: the model id under which each event's vector *with the turns
-      before it* is stored; its kNN list is fused with the event's own
-      (`context_only`: instead of it).
-    """
+    `session_weight`, `session_top`: session-level scoring (`session_scores`): each
+    hit's score mixed with the mean of its session's `session_top` best. The methods
+    are the hooks of the plan (`memory_search`), which a bench recipe overrides."""
 
     session_weight: float = 0.0
     session_top: int = 3
-    expansion_terms: int = 0
-    expansion_docs: int = 5
-    expansion_weight: float = 0.3
-    session_model: str | None = None
-    session_vector_weight: float = 0.0
-    vector_context: float = 0.0
-    second_round: int = 0
-    second_weight: float = 0.5
-    context_model: str | None = None
-    context_only: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.session_weight <= 1:
             raise ValueError(f"session_weight must be within [0, 1], not {self.session_weight}")
-        if not 0 <= self.session_vector_weight <= 1:
-            raise ValueError("session_vector_weight must be within [0, 1]")
-        if not 0 <= self.vector_context <= 1:
-            raise ValueError(f"vector_context must be within [0, 1], not {self.vector_context}")
-        if self.second_round < 0 or self.second_weight < 0:
-            raise ValueError("second_round and second_weight are at least 0")
-        if self.session_top < 1 or self.expansion_docs < 1 or self.expansion_terms < 0:
-            raise ValueError("session_top and expansion_docs are at least 1, terms at least 0")
-        if self.context_only and self.context_model is None:
-            raise ValueError("context_only needs a context_model")
+        if self.session_top < 1:
+            raise ValueError("session_top is at least 1")
+
+    def vector_models(self, model: str) -> list[str]:
+        """The models whose kNN lists are fetched (and fused into one)."""
+        return [model]
+
+    def knn_source(self) -> list[str]:
+        """Fields a vector hit carries beyond what a hit needs."""
+        return []
+
+    def keyword(self, keyword: list[Body], ranking: Ranking) -> Step[list[Body]]:
+        """The keyword list, as the steps after it see it."""
+        return keyword
+        yield  # a step that searches nothing more
+
+    def nearest(
+        self, nearest: list[tuple[Key, float]], lists: Sequence[list[Body]]
+    ) -> list[tuple[Key, float]]:
+        """The vector lists made one (`lists`: their hits), as fusion takes it."""
+        return nearest
+
+    def fused(
+        self,
+        fused: list[Fused[Key]],
+        keyword: list[Body],
+        nearest: list[tuple[Key, float]],
+        ranking: Ranking,
+    ) -> Step[tuple[list[Fused[Key]], list[list[Body]]]]:
+        """The fused list, and any further list of hits it drew on."""
+        return fused, []
+        yield  # a step that searches nothing more
+
+    def sessions(
+        self, fused: list[Fused[Key]], sessions: dict[Key, str], ranking: Ranking
+    ) -> Step[list[Fused[Key]]]:
+        """The fused list ranked again by sessions (`sessions`: each hit's session)."""
+        if self.session_weight:
+            fused = with_sessions(fused, sessions, weight=self.session_weight, top=self.session_top)
+        return fused
+        yield  # a step that searches nothing more
 
 
 # What memory_search does unless told otherwise: session-level scoring at 0.2 over each
-# session's three best. With e5-small on LoCoMo's dev split it lifted turn recall@10
-# from 0.750-0.752 to 0.760-0.763 and session hit@1 from 0.705-0.709 to 0.712-0.716
-# (five runs), multi-hop's recall@10 0.014 lower; the other steps cost more than they
-# gave, or broke a bound (BENCHMARKS.md, "memory_search on LoCoMo").
+# session's three best, the one step whose figures on LoCoMo's dev split earned it a
+# place; the others cost more than they gave, or broke a bound (BENCHMARKS.md,
+# "memory_search on LoCoMo").
 DEFAULT_RECIPE = Recipe(session_weight=0.2, session_top=3)

@@ -58,20 +58,21 @@ from session_recall.recall.memory_query import (
     knn_body,
     neighbour_bodies,
 )
-from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Ranking, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
-from session_recall.recall.memory_steps import expanded, second_round, session_prior
-from session_recall.recall.neighbour_scores import with_context
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
 from session_recall.recall.scope import required
-from session_recall.recall.session_scores import with_session_prior, with_sessions
 
-# The ids of the turns before an event, written by the enrichment pass with its context.
-CONTEXT_OF = "context_of"
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
 RANK_WINDOW = 50
+
+
+def default_mode_for(embedder_configured: bool) -> SearchMode:
+    """What memory_search does when no mode is asked for: hybrid with an embedder,
+    keyword without one (every surface that reports the mode asks this)."""
+    return "hybrid" if embedder_configured else "keyword"
 
 
 class MemorySearcher:
@@ -103,8 +104,9 @@ class MemorySearcher:
 
     @property
     def default_mode(self) -> SearchMode:
-        return "keyword" if self._embedder is None else "hybrid"
+        return default_mode_for(self._embedder is not None)
 
+    # Its arguments are `MemoryRequest.parse`'s, spelled out for the reference pages.
     def search(
         self,
         query: str,
@@ -155,11 +157,8 @@ class MemorySearcher:
         model = self._embedder.model_id if self._embedder is not None else None
         vector_models: list[str] = []
         if vector is not None and model is not None:
-            if not recipe.context_only:
-                vector_models.append(model)
-            if recipe.context_model is not None:
-                vector_models.append(recipe.context_model)
-            extra = [CONTEXT_OF] if recipe.vector_context else []
+            vector_models = recipe.vector_models(model)
+            extra = recipe.knn_source()
             for vectors_of in vector_models:
                 field = vector_field(vectors_of)
                 bodies.append(knn_body(filters, vector, field=field, size=depth, extra=extra))
@@ -170,34 +169,17 @@ class MemorySearcher:
         lists = rankings[int(used != "semantic") :][: len(vector_models)]
         if vector is not None and model is not None:
             notice = _coverage_notice(model, used, *answers[-2:])
-        if keyword and recipe.expansion_terms:
-            keyword = yield from expanded(keyword, filters, words, stemmed, depth, recipe)
-        nearest = combined(*(scored(ranking) for ranking in lists)) if lists else []
-        if recipe.vector_context and nearest:
-            before = {key_of(hit): _listed(hit, CONTEXT_OF) for ranking in lists for hit in ranking}
-            nearest = with_context(
-                nearest, before, lambda key: key[1], weight=recipe.vector_context
-            )
-        weight = self.dense_weight
-        fused = fuse(scored(keyword), nearest, dense_weight=weight)
-        if recipe.second_round and vector is not None and model is not None:
-            seeds = [f.key for f in fused[: recipe.second_round]]
-            second = yield from second_round(
-                vector, seeds, filters, model, depth, weight=recipe.second_weight
-            )
-            lists.append(second)
-            nearest = combined(nearest, scored(second))
-            fused = fuse(scored(keyword), nearest, dense_weight=weight)
-        by_key = {key_of(hit): hit for ranking in (keyword, *lists) for hit in ranking}
+        ranking = Ranking(filters, words, stemmed, depth, vector, model, self.dense_weight)
+        if keyword:
+            keyword = yield from recipe.keyword(keyword, ranking)
+        nearest = combined(*(scored(hits) for hits in lists)) if lists else []
+        if nearest:
+            nearest = recipe.nearest(nearest, lists)
+        fused = fuse(scored(keyword), nearest, dense_weight=self.dense_weight)
+        fused, more = yield from recipe.fused(fused, keyword, nearest, ranking)
+        by_key = {key_of(hit): hit for hits in (keyword, *lists, *more) for hit in hits}
         sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
-        if recipe.session_model is not None and vector is not None:
-            wanted = sorted(set(sessions.values()))
-            prior = yield from session_prior(vector, wanted, filters, recipe.session_model)
-            share = recipe.session_vector_weight
-            fused = with_session_prior(fused, sessions, prior, weight=share)
-        if recipe.session_weight:
-            top, share = recipe.session_top, recipe.session_weight
-            fused = with_sessions(fused, sessions, weight=share, top=top)
+        fused = yield from recipe.sessions(fused, sessions, ranking)
         fused = fused[:limit]
         events = [_item(by_key[f.key]) for f in fused]
         around = yield from self._neighbours(events, [f.key[0] for f in fused], context)
@@ -258,7 +240,8 @@ class MemorySearcher:
         return [(items[i][::-1], items[i + 1]) for i in range(0, len(items), 2)]
 
     def _msearch(self, searches: "Searches") -> list[Body]:
-        """Each search's answer, in one round trip."""
+        """Each search's answer, in one round trip. Sync/async twin of
+        `AsyncMemorySearcher._amsearch`."""
         answers = transport.msearch(
             self._client,
             alias=self._alias,
@@ -300,6 +283,7 @@ class AsyncMemorySearcher(MemorySearcher):
         return await self.answer(MemoryRequest.parse(query, **options))
 
     async def answer(self, request: MemoryRequest) -> MemorySearchResult:  # type: ignore[override]
+        # Sync/async twin of `_drive`: the same loop over the plan, its requests awaited.
         vector, notice = await asyncio.to_thread(self._query_vector, request)
         plan = self._plan(request, vector, notice)
         try:
@@ -314,6 +298,7 @@ class AsyncMemorySearcher(MemorySearcher):
         raise TypeError("AsyncMemorySearcher has no sync client: await its search")
 
     async def _amsearch(self, searches: Searches) -> list[Body]:
+        # Sync/async twin of `MemorySearcher._msearch`.
         answers = await transport.amsearch(
             self._async_client,
             alias=self._alias,
@@ -349,11 +334,6 @@ def _coverage_notice(model: str, mode: str, searched: Body, lacking: Body) -> st
         f"{share} of the events searched ({missing:,} of {total:,}) lack {model}'s vectors "
         f"yet: {found}; {todo}."
     )
-
-
-def _listed(hit: Body, field: str) -> list[str]:
-    value = hit.get("_source", {}).get(field) or []
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _total(answer: Body) -> int:

@@ -42,25 +42,3 @@ def with_sessions(
         for item in fused
     ]
     return ranked(mixed)
-
-
-def with_session_prior(
-    fused: Sequence[Fused[K]],
-    sessions: Mapping[K, str],
-    prior: Mapping[str, float],
-    *,
-    weight: float,
-) -> list[Fused[K]]:
-    """`fused` ranked again with each hit's score mixed with its session's `prior` (how
-    near a vector of the whole session is to the question), normalised over the
-    sessions of the hits; a session without one counts 0."""
-    if weight == 0 or not prior:
-        return list(fused)
-    high, low = max(prior.values()), min(prior.values())
-    spread = high - low
-    norm = {s: (p - low) / spread if spread > 0 else 1.0 for s, p in prior.items()}
-    mixed = [
-        replace(item, score=(1 - weight) * item.score + weight * norm.get(sessions[item.key], 0.0))
-        for item in fused
-    ]
-    return ranked(mixed)

@@ -90,7 +90,8 @@ async def amsearch(
     timeout: float | None = None,
     indices: Sequence[str | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """`msearch` on the async client."""
+    """`msearch` on the async client. Its sync/async twin: what they share is in
+    `_msearch_request` and `_msearch_answers`; the rest differs only by `await`."""
     try:
         request = _msearch_request(alias, bodies, routing, timeout, indices)
         response = await client.msearch(**request)

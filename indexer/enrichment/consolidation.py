@@ -342,6 +342,9 @@ class Consolidator:
             name = consolidation_index(self._alias)
             if not self._client.indices.exists(index=name):
                 create_unless_exists(self._client, name, mappings=_MAPPING, settings=_SETTINGS)
+            # Made a moment ago by another consolidator, it exists before its shard
+            # answers: wait for it, rather than fail the first read of a checkpoint.
+            self._client.cluster.health(index=name, wait_for_status="yellow", timeout="30s")
             self._ready = True
 
 

@@ -225,7 +225,7 @@ def main(
     """
     from pydantic import ValidationError
 
-    from session_recall.cli.context import AppContext
+    from session_recall.cli.app_context import AppContext
     from session_recall.config import Settings, settings_problem
     from session_recall.core.errors import ConfigurationError
 

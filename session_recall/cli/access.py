@@ -11,7 +11,7 @@ from typing import TextIO
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.core.access import ROLES, Role
 from session_recall.core.errors import ConfigurationError
 from session_recall.node import LocalCluster, LocalNode

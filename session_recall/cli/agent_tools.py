@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.options import limit_options
 from session_recall.client import failover_only
 from session_recall.indexer.enrichment.memories import MemoryWriter

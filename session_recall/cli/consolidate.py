@@ -5,7 +5,7 @@ import threading
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.embedders import embedder_for
 from session_recall.indexer.enrichment.consolidation import (
     ConsolidationSummary,

@@ -4,7 +4,7 @@ of a user, or one event of a user."""
 import click
 from pydantic import ValidationError
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.indexer import Scope, erase, preview_erasure
 
 

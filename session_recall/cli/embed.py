@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.embed_workers import run_workers
 from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import page_size_option

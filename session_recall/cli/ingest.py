@@ -15,7 +15,7 @@ from typing import BinaryIO
 import click
 from elasticsearch import Elasticsearch
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import build, library_option, limit_options
 from session_recall.cli.progress import progress_reporter

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.core.kept_memories import MEMORY_KINDS, Memory
 from session_recall.recall import MAX_MEMORY_LIMIT, MAX_MEMORY_PAGE, MemoriesSearcher
 from session_recall.tools.searchers import searchers_for

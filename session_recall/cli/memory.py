@@ -4,7 +4,7 @@ import json
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.recall import DEFAULT_CONTEXT, DEFAULT_LIMIT, SEARCH_MODES, MemoryRequest
 from session_recall.tools import OutputBounds, bounded_memory, memory_document, render_memory
 from session_recall.tools.searchers import searchers_for

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.core.errors import ConfigurationError
 from session_recall.embeddings.local_models import MODELS, install, install_jar, installed
 

@@ -3,7 +3,7 @@ node or a cluster of several (`--nodes`)."""
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.node import LocalNode, private
 from session_recall.node.cluster import LocalCluster
 from session_recall.node.local_node import DEFAULT_HEAP, START_TIMEOUT_S, NodeInfo

@@ -7,7 +7,7 @@ from datetime import date
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.options import page_size_option
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import compaction

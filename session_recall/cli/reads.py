@@ -10,7 +10,7 @@ import shlex
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.search import Paging, fetch, paging_options, run_page
 from session_recall.recall import DEFAULT_PAGE_SIZE, RecallPage, Searchers, SessionsPage
 

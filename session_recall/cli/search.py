@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.query_recorder import QueryRecorder
 from session_recall.recall import (
     DEFAULT_LOOKBACK_DAYS,

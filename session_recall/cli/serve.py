@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.observe import log_format_option, metrics_for
 from session_recall.cli.options import build, flag, limit_options
 from session_recall.cli.secret_options import secret_options

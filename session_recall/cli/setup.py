@@ -2,7 +2,7 @@
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.partitions import GRANULARITIES
 from session_recall.embeddings.local_models import MODELS, installed

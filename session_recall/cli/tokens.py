@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from session_recall.cli.context import AppContext, pass_app
+from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.security.tokens import MAX_TTL_S, Action, audience_for, issue
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

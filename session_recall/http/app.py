@@ -13,12 +13,11 @@ the shape of `http.errors`.
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from elasticsearch import Elasticsearch
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -29,72 +28,19 @@ from starlette.routing import BaseRoute, Route
 from session_recall import __version__
 from session_recall.client import failover_only, make_client
 from session_recall.config import Settings
-from session_recall.http.auth import Needs, TokenAuth, user_tokens
+from session_recall.http.auth import TokenAuth, user_tokens
 from session_recall.http.bodies import InflightBytes
 from session_recall.http.errors import json_error
 from session_recall.http.lanes import Lanes
 from session_recall.http.limits import ServeLimits
 from session_recall.http.openapi import build_document
 from session_recall.http.paths import PathIds
+from session_recall.http.services import GroupFactory, Services
 from session_recall.indexer import Refresh
 from session_recall.observability import tracing
 from session_recall.observability.metrics import Metrics
+from session_recall.recall import default_mode_for
 from session_recall.security.tokens import UserTokens
-
-
-@dataclass(frozen=True)
-class Services:
-    """What every route group may use. `client` writes events (from the batcher's own
-    thread); everything else runs in a lane of `lanes`, with a client of its own."""
-
-    settings: Settings
-    client: Elasticsearch
-    limits: ServeLimits
-    lanes: Lanes
-    bodies: InflightBytes
-    # The events endpoint's default; a request's `?refresh=` overrides it.
-    refresh: Refresh = "false"
-    # What the write path knows of its own health, registered by the events group
-    # and read by `/readyz`: why writes fail (None while they work), and the
-    # partitions Elasticsearch refused to create, each with its reason.
-    write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
-    # Whether stored events are enriched in the background (stems, context, vectors).
-    enrich: bool = True
-    # Whether users' events are mined into kept memories in the background.
-    consolidate: bool = False
-    # The process's metrics (`/metrics`), which route groups feed; None: none kept.
-    metrics: Metrics | None = None
-
-
-@dataclass(frozen=True)
-class WriteHealth:
-    failing: str | None
-    refused_partitions: Mapping[str, str]
-    # How many stored events await enrichment (None until first counted).
-    enrichment_pending: int | None = None
-    # Texts the embedder refused (kept without a vector), its last failure, and why
-    # enrichment cannot work at all (not ready), as the enricher last saw them.
-    enrichment_refused: int = 0
-    embedder_error: str | None = None
-    enrichment_failing: str | None = None
-    enrichment_problem: str | None = None
-
-
-@dataclass(frozen=True)
-class RouteGroup:
-    routes: Sequence[BaseRoute]
-    # OpenAPI path items, keyed by path, and the models their `$ref`s point to.
-    paths: Mapping[str, Any] = field(default_factory=dict)
-    models: Sequence[tuple[type[BaseModel], str]] = ()  # (model, "validation"|"serialization")
-    lifespan: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None = None
-    # Paths reachable without the bearer token (probes).
-    open_paths: frozenset[str] = frozenset()
-    # What a signed token needs to reach each route, by (path, method): a route
-    # missing here takes the operator token alone (`http.auth`).
-    needs: Mapping[tuple[str, str], Needs] = field(default_factory=dict)
-
-
-GroupFactory = Callable[[Services], RouteGroup]
 
 OPENAPI_PATH = "/openapi.json"
 _SEE_DOCUMENT = f"The endpoints and their methods are listed at {OPENAPI_PATH}."
@@ -238,7 +184,7 @@ def _observe(
         tracer=tracer,
         routes=routes,
         tools={path: endpoint.tool for path, endpoint in ENDPOINTS.items()},
-        default_mode="keyword" if settings.embedder == "none" else "hybrid",
+        default_mode=default_mode_for(settings.embedder != "none"),
     )
 
 

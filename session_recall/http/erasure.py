@@ -12,12 +12,12 @@ from starlette.responses import JSONResponse, Response
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import NoOptions, read_query
+from session_recall.http.services import RouteGroup, Services
 from session_recall.indexer import ErasureResult, Scope, erase
 from session_recall.indexer.deadline import Deadline
 from session_recall.recall.scope import required

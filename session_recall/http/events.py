@@ -27,13 +27,13 @@ from starlette.routing import Route
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.enrichers import enricher_for
-from session_recall.http.app import RouteGroup, Services, WriteHealth
 from session_recall.http.auth import FORBIDDEN, Needs, grant_of, refuse_other_users
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.memory import give_back
 from session_recall.http.openapi import ref
 from session_recall.http.query import read_query
+from session_recall.http.services import RouteGroup, Services, WriteHealth
 from session_recall.indexer import (
     REFRESH_POLICIES,
     Batcher,

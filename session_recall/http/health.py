@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from session_recall.config import Settings
 from session_recall.core.errors import ElasticsearchUnavailable
-from session_recall.http.app import RouteGroup, Services, WriteHealth
+from session_recall.http.services import RouteGroup, Services, WriteHealth
 from session_recall.indexer.errors import refusal_reason
 
 

@@ -22,13 +22,13 @@ from starlette.responses import Response
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.kept_memories import MAX_REASON_CHARS, Memory, MemoryKind
-from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
+from session_recall.http.services import RouteGroup, Services
 from session_recall.indexer.enrichment.consolidation import Consolidator, in_background
 from session_recall.indexer.enrichment.leases import Leased
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory

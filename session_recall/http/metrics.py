@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from session_recall.core.errors import ElasticsearchUnavailable
-from session_recall.http.app import RouteGroup, Services
+from session_recall.http.services import RouteGroup, Services
 
 PATH = "/metrics"
 

@@ -61,9 +61,9 @@ class Observe:
         self._routes = routes
         self._tools = tools
         self._default_mode = default_mode
-        # Each series' child, found once: `labels()` checks and locks at every call, about
-        # twice what the count and the observation cost (2 µs a series, on 2 cores). Route
-        # templates, methods, statuses, tools and modes are few, so these stay small.
+        # Each series' child, found once: `labels()` checks and locks at every call, which
+        # costs more than the count and the observation themselves. Route templates,
+        # methods, statuses, tools and modes are few, so these stay small.
         self._http: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self._recall: dict[tuple[str, str], tuple[Any, Any]] = {}
 

@@ -19,12 +19,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from session_recall.core.errors import SessionRecallError
-from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.errors import error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
+from session_recall.http.services import RouteGroup, Services
 from session_recall.recall import DEFAULT_PAGE_BYTES, RecallPage, Searchers, SessionsPage
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for

@@ -23,13 +23,13 @@ from starlette.responses import PlainTextResponse, Response
 from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
-from session_recall.http.app import RouteGroup, Services
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_body
 from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
+from session_recall.http.services import RouteGroup, Services
 from session_recall.recall import (
     CrossConversationSettings,
     MemorySearchResult,

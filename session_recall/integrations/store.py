@@ -25,10 +25,10 @@ from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.core.user_filter import user_filter
 from session_recall.embedders import embedder_for
 from session_recall.enrichers import enricher_for
 from session_recall.indexer import (
+    Deadline,
     Enricher,
     Event,
     EventResult,
@@ -36,17 +36,17 @@ from session_recall.indexer import (
     Scope,
     Submission,
     Writer,
+    after_removal,
     erase,
 )
-from session_recall.indexer.deadline import Deadline
 from session_recall.indexer.enrichment.memories import MemoryWriter
-from session_recall.indexer.erasure import after_removal
 from session_recall.recall import (
     AsyncMemorySearcher,
     MemoriesSearcher,
     MemorySearcher,
     Searchers,
-    transport,
+    SessionEvents,
+    stored_instants,
 )
 
 log = logging.getLogger(__name__)
@@ -222,34 +222,22 @@ class EventStore:
         deadline = Deadline.after(self.timeout)
         found: dict[str, Instant] = {}
         for start in range(0, len(ids), _LOOKUP_IDS):
-            part = ids[start : start + _LOOKUP_IDS]
-            where: list[dict[str, Any]] = [
-                *user_filter(user_id, session_id=session_id),
-                {"terms": {"event_id": part}},
-            ]
-            body = {
-                "query": {"bool": {"filter": where}},
-                "collapse": {"field": "event_id"},  # the earliest copy of each id
-                "sort": [{"timestamp": "asc"}],
-                "size": len(part),
-                "_source": ["event_id"],
-                "track_total_hits": False,
-            }
-            answer = transport.search(
-                self.client,
-                alias=self.alias,
-                body=body,
-                routing=user_id,
-                timeout=deadline.remaining(),
-            )
-            for hit in transport.hits(answer):
-                found[hit["_source"]["event_id"]] = Instant(hit["sort"][0])
+            found |= stored_instants(
+                self.client, self.alias, user_id, ids[start : start + _LOOKUP_IDS],
+                session_id=session_id, timeout=deadline.remaining(),
+            )  # fmt: skip
         unseen = [event_id for event_id in ids if event_id not in found]
         scopes = {Scope.event(user_id, event_id).id: event_id for event_id in unseen}
         if scopes:
             for scope_id, nanos in self._writer().erasures(scopes, deadline=deadline).items():
                 found[scopes[scope_id]] = Instant.clamped(nanos)
         return found
+
+    def session_events(self, user_id: str, session_id: str) -> SessionEvents:
+        """The events of one session of `user_id`, read within the store's deadline."""
+        return SessionEvents(
+            self.client, self.alias, user_id=user_id, session_id=session_id, timeout=self.timeout
+        )
 
     def erase(self, scope: Scope) -> None:
         """Erase `scope` through the erasure path (its tombstone keeps replays out)."""

@@ -2,6 +2,10 @@
 the issue's "done when" on the CLI."""
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +176,34 @@ def test_an_alias_without_its_memories_index_is_told_to_run_setup(
     assert _cli(es_url, alias, "setup").exit_code == 0
     assert _cli(es_url, alias, "consolidate", "--user", "alice").exit_code == 0
     assert len(_memories(es_url, alias, "alice")) == 2
+
+
+def test_follow_mines_new_events_until_stopped(
+    es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
+) -> None:
+    source = write_ndjson(tmp_path / "events.ndjson", CONVERSATION[:1])
+    assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+    program = str(Path(sys.executable).parent / "session-recall")
+    command = [program, "--es-url", es_url, "--index", alias,
+               "consolidate", "--follow", "--poll", "0.2"]  # fmt: skip
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as follower:
+        try:
+            _wait_for_memories(es, alias, 1)
+            append_ndjson(source, CONVERSATION[1:])  # stored while it follows
+            assert _cli(es_url, alias, "ingest", str(source), "--no-enrich").exit_code == 0
+            _wait_for_memories(es, alias, 4)
+        finally:
+            follower.send_signal(signal.SIGTERM)
+            _, errors = follower.communicate(timeout=60)
+    assert follower.returncode == 0, errors
+    assert "Stopped." in errors and "Traceback" not in errors
+
+
+def _wait_for_memories(es: Elasticsearch, alias: str, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        es.indices.refresh(index=memory_index(alias))
+        if es.count(index=memory_index(alias))["count"] >= count:
+            return
+        assert time.monotonic() < deadline, f"fewer than {count} memories were kept"
+        time.sleep(0.2)

@@ -6,9 +6,11 @@ from elasticsearch import Elasticsearch
 
 from session_recall.core.index_names import memory_index
 from session_recall.embeddings import StaticEmbedder
+from session_recall.indexer import Scope, erase
 from session_recall.indexer.enrichment.memories import MemoryNotFound, MemoryRefused, MemoryWriter
 from session_recall.recall import InvalidTypes, MemoriesSearcher
 from tests.support.events import event, write_events
+from tests.support.hooked import HookedClient
 
 pytestmark = pytest.mark.integration
 
@@ -143,3 +145,20 @@ def test_a_retired_memory_is_history(es: Elasticsearch, alias: str) -> None:
     assert [m.retired for m in searcher.list(include_superseded=True).memories] == [
         "she changed her mind"
     ]
+
+
+def test_a_source_erased_while_the_memory_is_saved_takes_it_too(
+    es: Elasticsearch, alias: str
+) -> None:
+    """The erasure runs between the check of the sources and the write: it cannot see
+    the memory yet, so the save sees its source gone, removes the memory and says so."""
+    _events(es, alias)
+    hooked = HookedClient(
+        es, after="search", hook=lambda: erase(es, alias, Scope.event("alice", "a-3"))
+    )
+    writer = MemoryWriter(hooked, alias, user_id="alice")  # type: ignore[arg-type]
+    with pytest.raises(MemoryRefused, match="erased"):
+        writer.save_memory("Alice prefers short answers.", "preference", ["a-3"])
+    assert hooked.fired
+    es.indices.refresh(index=memory_index(alias))
+    assert es.count(index=memory_index(alias))["count"] == 0

@@ -12,6 +12,7 @@ from elasticsearch import Elasticsearch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bench.ranking_steps import Experiment
 from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import Event, Submission, Writer, enrich
@@ -87,13 +88,13 @@ def searchers(es: Elasticsearch, module_alias: str) -> Searchers:
 RECIPES = [
     DEFAULT_RECIPE,
     Recipe(session_weight=0.5, session_top=2),
-    Recipe(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
-    Recipe(second_round=3, second_weight=1.0),
-    Recipe(vector_context=0.5),
-    Recipe(session_model=StaticEmbedder().model_id, session_vector_weight=0.5),
-    Recipe(context_model=StaticEmbedder().model_id),
-    Recipe(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
-           expansion_terms=3, second_round=2),
+    Experiment(expansion_terms=5, expansion_docs=3, expansion_weight=0.5),
+    Experiment(second_round=3, second_weight=1.0),
+    Experiment(vector_context=0.5),
+    Experiment(session_model=StaticEmbedder().model_id, session_vector_weight=0.5),
+    Experiment(context_model=StaticEmbedder().model_id),
+    Experiment(context_model=StaticEmbedder().model_id, context_only=True, session_weight=0.3,
+               expansion_terms=3, second_round=2),
 ]  # fmt: skip
 
 queries = st.one_of(

@@ -57,7 +57,9 @@ class Operation:
     def request(self, user: str, *, body_users: tuple[str, ...] = ()) -> "Request":
         """The operation for `user`: in the path, or in the body (every user of
         `body_users` there, in that order, when given)."""
-        values = {**PATH_VALUES, "user": user, "memory": _memory_id(user)}
+        # The event of `user` that `_event` stores first, which the read by id finds.
+        values = {**PATH_VALUES, "user": user, "event": f"e-tok-{user}-0",
+                  "memory": _memory_id(user)}  # fmt: skip
         parts = []
         for part in self.path.split("/"):
             if part.startswith("{"):

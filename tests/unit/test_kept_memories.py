@@ -11,7 +11,13 @@ from session_recall.core.instant import Instant
 from session_recall.core.kept_memories import Memory, memory_id
 from session_recall.indexer.enrichment.consolidation import _ALL, _slice_of
 from session_recall.indexer.enrichment.memories import MemoryRefused, MemoryWriter, SourceEvent
-from session_recall.recall import InvalidLimit, InvalidQuery, InvalidTypes, MemoriesSearcher
+from session_recall.recall import (
+    EmptyQuery,
+    InvalidLimit,
+    InvalidQuery,
+    InvalidTypes,
+    MemoriesSearcher,
+)
 
 
 def test_a_memory_id_is_the_same_for_the_same_conclusion_and_never_across_users():
@@ -41,6 +47,7 @@ def test_a_memory_reads_back_in_the_apis_names_without_its_user():
     ("call", "error"),
     [
         (lambda s: s.search(""), InvalidQuery),
+        (lambda s: s.search(",,,"), EmptyQuery),
         (lambda s: s.search("x" * 1001), InvalidQuery),
         (lambda s: s.search("billing", kinds=["opinion"]), InvalidTypes),
         (lambda s: s.search("billing", limit=0), InvalidLimit),

@@ -5,12 +5,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_recall.recall.expansion import expansion_terms
+from bench.expansion import expansion_terms
+from bench.neighbour_scores import with_context
+from bench.ranking_steps import Experiment, with_session_prior
+from bench.vector_feedback import seeded
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_recipe import Recipe
-from session_recall.recall.neighbour_scores import with_context
-from session_recall.recall.session_scores import with_session_prior, with_sessions
-from session_recall.recall.vector_feedback import seeded
+from session_recall.recall.session_scores import with_sessions
 
 
 def _hit(key: str, score: float, rank: int) -> Fused[str]:
@@ -65,7 +66,7 @@ def test_a_recipe_out_of_bounds_is_refused():
     with pytest.raises(ValueError):
         Recipe(session_weight=1.5)
     with pytest.raises(ValueError):
-        Recipe(context_only=True)
+        Experiment(context_only=True)
 
 
 def test_a_second_round_moves_the_query_towards_its_seeds_at_unit_length():
@@ -93,3 +94,14 @@ def test_a_session_whose_vector_is_near_the_question_lifts_its_hits():
     assert [f.key for f in again] == ["y", "x"]
     assert {f.key: f.score for f in again} == pytest.approx({"y": 0.9, "x": 0.45})
     assert with_session_prior(fused, sessions, {}, weight=0.5) == fused
+
+
+def test_the_bench_adds_its_steps_through_the_recipes_hooks():
+    assert Recipe().vector_models("m") == ["m"] and Recipe().knn_source() == []
+    both = Experiment(context_model="c")
+    assert both.vector_models("m") == ["m", "c"]
+    assert Experiment(context_model="c", context_only=True).vector_models("m") == ["c"]
+    assert Experiment(vector_context=0.3).knn_source() == ["context_of"]
+    with pytest.raises(StopIteration) as done:  # a hook that searches nothing more
+        next(Recipe().keyword([{"_id": "a"}], None))  # type: ignore[arg-type]
+    assert done.value.value == [{"_id": "a"}]

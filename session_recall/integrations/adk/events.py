@@ -21,8 +21,7 @@ from google.genai import types
 from session_recall.core.digest import digest
 from session_recall.core.instant import Instant, InvalidInstant
 from session_recall.indexer import Event
-from session_recall.recall.memory_result import MemoryHit
-from session_recall.recall.page import RecallItem
+from session_recall.recall import MemoryHit, RecallItem
 
 KEY = "adk"  # where the event's metadata keeps ADK's fields
 MEMORIES_SESSION = "adk-memories"  # the session of memories added with `add_memory`

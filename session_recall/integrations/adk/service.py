@@ -46,9 +46,7 @@ from session_recall.integrations.adk.kept import kept_request, to_kept_entry
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
-from session_recall.recall.arguments import has_word
-from session_recall.recall.memory_arguments import MAX_QUERY_CHARS
-from session_recall.recall.scope import required
+from session_recall.recall import DEFAULT_LIMIT, MAX_QUERY_CHARS, has_word, required
 from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 if TYPE_CHECKING:
@@ -56,7 +54,6 @@ if TYPE_CHECKING:
     from google.adk.sessions.session import Session
 
 
-DEFAULT_LIMIT = 10  # as ADK's own services: the memories a prompt can take
 UNKNOWN_SESSION = "__unknown_session_id__"  # ADK's bucket for events without a session
 
 
@@ -72,7 +69,7 @@ class SessionRecallMemoryService(BaseMemoryService):
         settings: Settings | None = None,
         index: str | None = None,
         mode: str | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = DEFAULT_LIMIT,  # as ADK's own services: the memories a prompt can take
         context: int = 1,
         timeout: float = DEFAULT_TIMEOUT_S,
         uri: str | None = None,

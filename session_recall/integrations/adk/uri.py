@@ -5,7 +5,7 @@ from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.recall.memory_arguments import SEARCH_MODES
+from session_recall.recall import SEARCH_MODES
 
 SCHEME = "session-recall"
 

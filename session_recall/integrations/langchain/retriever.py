@@ -31,8 +31,8 @@ from session_recall.recall import (
     MemoryRequest,
     MemorySearchResult,
     RecallItem,
+    required,
 )
-from session_recall.recall.scope import required
 from session_recall.tools.bounds import OutputBounds, bounded_memory
 
 

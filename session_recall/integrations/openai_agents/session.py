@@ -37,27 +37,16 @@ from agents.memory.session_settings import (
     coerce_session_settings,
     resolve_session_limit,
 )
-from elasticsearch import ApiError, ConflictError, NotFoundError, TransportError
 from pydantic import ValidationError
 
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.core.order import event_order
-from session_recall.core.user_filter import user_filter
-from session_recall.indexer import Event, IndexerError, InvalidEvent, Scope
-from session_recall.indexer.deadline import Deadline
+from session_recall.indexer import Deadline, Event, InvalidEvent, Scope, claim, explain
 from session_recall.indexer.enrichment.memories import MemoryWriter
-from session_recall.indexer.parsing import explain
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
-from session_recall.recall import (
-    CrossSessionSearcher,
-    MemoriesSearcher,
-    MemorySearcher,
-    transport,
-)
-from session_recall.recall.scope import required
+from session_recall.recall import CrossSessionSearcher, MemoriesSearcher, MemorySearcher, required
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -68,7 +57,6 @@ _SOURCE = ["payload", "type", "text"]
 # What a pop reads of an event: enough to put it back whole (`_put_back`), but the
 # fields enrichment derives again (stems, vectors).
 _EVENT_SOURCE = [*Event.model_fields]
-_PAGE = 500  # events read a request when the whole history is asked for
 _POP_WINDOW = 8  # the latest events a pop tries, newest first, before it reads again
 
 
@@ -144,6 +132,7 @@ class SessionRecallSession(SessionABC):
         self.session_id = required("session_id", session_id)
         self.user_id = required("user_id", user_id)
         self._store = store or EventStore(settings, index=index, timeout=timeout)
+        self._history = self._store.session_events(self.user_id, self.session_id)
         self.session_settings = (
             SessionSettings()
             if session_settings is None
@@ -243,64 +232,8 @@ class SessionRecallSession(SessionABC):
     async def clear_session(self) -> None:
         await asyncio.to_thread(self._store.erase, Scope.session(self.user_id, self.session_id))
 
-    def _search(
-        self,
-        *,
-        size: int,
-        newest_first: bool,
-        after: list[Any] | None = None,
-        source: list[str] = _SOURCE,
-    ) -> Any:
-        """A page of this session's events, pinned to its user and session and routed
-        to its user's shard; errors are the recall layer's (a missing alias names
-        `session-recall setup`, a node that does not answer says to retry)."""
-        order = event_order()
-        if newest_first:
-            order = [{field: "desc" for field in key} for key in order]
-        body: dict[str, Any] = {
-            "query": {"bool": {"filter": user_filter(self.user_id, session_id=self.session_id)}},
-            "sort": order,
-            "size": size,
-            "_source": source,
-            "track_total_hits": False,
-            "seq_no_primary_term": newest_first,
-        }
-        if after is not None:
-            body["search_after"] = after
-        answer = transport.search(
-            self._store.client,
-            alias=self._store.alias,
-            body=body,
-            routing=self.user_id,
-            timeout=self._store.timeout,
-        )
-        return transport.hits(answer)
-
-    def _latest(self, count: int) -> list[dict[str, Any]]:
-        """The latest `count` events, oldest first."""
-        if count <= 0:
-            return []
-        hits: list[dict[str, Any]] = []
-        after = None
-        while len(hits) < count:
-            size = min(_PAGE, count - len(hits))
-            page = self._search(size=size, newest_first=True, after=after)
-            hits += page
-            if len(page) < size:  # the session's first event is in it
-                break
-            after = page[-1]["sort"]
-        return hits[::-1]
-
     def _read(self, count: int | None) -> list[dict[str, Any]]:
-        return self._all() if count is None else self._latest(count)
-
-    def _all(self) -> list[dict[str, Any]]:
-        hits: list[dict[str, Any]] = []
-        after = None
-        while page := self._search(size=_PAGE, newest_first=False, after=after):
-            hits += page
-            after = page[-1]["sort"]
-        return hits
+        return self._history.in_order(count, source=_SOURCE)
 
     def _pop(self, handover: _Handover) -> "TResponseInputItem | None":
         """Claim the newest item: the first of the newest events that this call deletes
@@ -309,17 +242,19 @@ class SessionRecallSession(SessionABC):
         Once the caller is gone (`handover`), no delete is sent, and an item deleted
         meanwhile is put back."""
         deadline = Deadline.after(self._store.timeout)
-        after = None
-        while hits := self._search(
-            size=_POP_WINDOW, newest_first=True, after=after, source=_EVENT_SOURCE
-        ):
+        for hits in self._history.newest_first(window=_POP_WINDOW, source=_EVENT_SOURCE):
             for hit in hits:
                 item = stored_item(hit["_source"])
                 if item is None:  # an event of another surface that is no item: left alone
                     if handover.abandoned.is_set():
                         return None
                     continue
-                if self._claim(hit, deadline, handover.abandoned):
+                taken = claim(
+                    self._store.client, hit, routing=self.user_id, deadline=deadline,
+                    stop=handover.abandoned, what=f"session {self.session_id!r}",
+                    timeout=self._store.timeout,
+                )  # fmt: skip
+                if taken:
                     # Gone for reads: now from the contexts of the turns after it too.
                     self._store.forget(self.user_id, [hit["_id"]])
                     popped = _Popped(item, hit["_source"])
@@ -329,47 +264,5 @@ class SessionRecallSession(SessionABC):
                     return None
                 if handover.abandoned.is_set():
                     return None
-            after = hits[-1]["sort"]  # all taken meanwhile, or none an item: look further back
+            # All taken meanwhile, or none an item: look further back.
         return None
-
-    def _claim(self, hit: dict[str, Any], deadline: Deadline, stop: threading.Event) -> bool:
-        """Delete `hit`'s event if it is still there: True when this call deleted it,
-        False when another pop did, or `stop` was set before it was sent. The delete is
-        conditional on the version read, and never sent twice by the client: a resend
-        after a lost answer would find it gone and pass it over as taken, losing the
-        item. It refreshes the event's shard as part of it, so the item is gone for reads
-        when the pop returns, with no second request that could fail after the delete."""
-        client = self._store.client.options(max_retries=0)
-        where = {"index": hit["_index"], "id": hit["_id"], "routing": self.user_id}
-        version = {"if_seq_no": hit["_seq_no"], "if_primary_term": hit["_primary_term"]}
-        while deadline.allows() and not stop.is_set():
-            try:
-                client.delete(**where, **version, refresh=True)
-                return True
-            except NotFoundError:
-                return False
-            except ConflictError:  # changed since it was read: by a pop, or enrichment
-                try:
-                    current = client.get(**where, source=False)
-                except NotFoundError:
-                    return False
-                version = {
-                    "if_seq_no": current["_seq_no"],
-                    "if_primary_term": current["_primary_term"],
-                }
-            except (ApiError, TransportError) as err:
-                raise IndexerError(
-                    f"Elasticsearch did not confirm the removal of the latest item of "
-                    f"session {self.session_id!r} ({type(err).__name__}): it may or may not "
-                    "have been removed.",
-                    hint="Read the session (get_items) to see whether it is still there, "
-                    "then pop again if it is; check the node and the credentials' "
-                    "privileges (delete on the alias).",
-                ) from None
-        if stop.is_set():
-            return False
-        raise IndexerError(
-            f"Popping from session {self.session_id!r} did not finish within "
-            f"{self._store.timeout:g} s: other writers kept changing its latest items.",
-            hint="Nothing was popped; pop again.",
-        )
