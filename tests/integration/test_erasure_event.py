@@ -16,7 +16,7 @@ from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.instant import Instant
 from session_recall.http import create_app
-from session_recall.indexer import Event, Scope, Submission, Writer, tombstone_index, tombstones
+from session_recall.indexer import Event, Scope, Submission, Writer, tombstone_index
 from session_recall.indexer.scope import ALL_MARKED, ANY_EVENT_ERASED, events_marker
 from tests.support.ndjson import event, stored, write_ndjson
 
@@ -176,7 +176,7 @@ def test_tombstones_of_a_release_that_wrote_no_markers_keep_replays_out_and_get_
     one, but no marker of its user: writers ask for every event's own tombstone until
     the next erasure of an event gives each its user's marker."""
     index = tombstone_index(alias)
-    es.indices.create(index=index, mappings=tombstones.MAPPING, settings=tombstones.SETTINGS)
+    assert es.indices.exists(index=index)  # made by setup
     stamp = Instant(time.time_ns()).to_elasticsearch()
     old = Scope.event("alice", "e-1")
     es.index(index=index, id=ANY_EVENT_ERASED, document={"kind": "event", "erased_at": stamp})
