@@ -10,7 +10,7 @@ import click
 from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.cli.options import limit_options
 from session_recall.client import failover_only
-from session_recall.indexer.enrichment.memories import MemoryWriter
+from session_recall.indexer import MemoryWriter
 from session_recall.recall import DEFAULT_LOOKBACK_DAYS, CrossConversationSettings
 from session_recall.tools import (
     STYLES,

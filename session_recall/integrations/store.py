@@ -33,13 +33,13 @@ from session_recall.indexer import (
     Event,
     EventResult,
     IndexerError,
+    MemoryWriter,
     Scope,
     Submission,
     Writer,
     after_removal,
     erase,
 )
-from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.recall import (
     AsyncMemorySearcher,
     MemoriesSearcher,

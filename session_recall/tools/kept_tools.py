@@ -14,6 +14,7 @@ it. No argument names a user, a contact or an inbox (`extra="forbid"`).
 
 from dataclasses import dataclass, replace
 
+from session_recall.core.echo import cut
 from session_recall.core.errors import ConfigurationError
 from session_recall.core.kept_memories import Memory
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
@@ -34,7 +35,6 @@ from session_recall.tools.bounds import (
     ROW_CHARS,
     OutputBounds,
     bounded_memory,
-    cut,
     share,
 )
 from session_recall.tools.definitions import RECALL_MEMORIES, RETIRE_MEMORY, SAVE_MEMORY

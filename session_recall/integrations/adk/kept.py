@@ -25,7 +25,7 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from session_recall.core.kept_memories import Memory
-from session_recall.indexer.enrichment.memories import MemoryRefused
+from session_recall.indexer import MemoryRefused
 
 KEY = "kept_memory"
 AUTHOR = "kept-memory"

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from session_recall.config import Settings
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
-from session_recall.recall.scope import required
+from session_recall.recall import required
 from session_recall.tools import BoundTool
 from session_recall.tools import kept_memory_tools as bound_kept_memory_tools
 from session_recall.tools.bounds import OutputBounds

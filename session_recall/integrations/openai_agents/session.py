@@ -42,8 +42,15 @@ from pydantic import ValidationError
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.indexer import Deadline, Event, InvalidEvent, Scope, claim, explain
-from session_recall.indexer.enrichment.memories import MemoryWriter
+from session_recall.indexer import (
+    Deadline,
+    Event,
+    InvalidEvent,
+    MemoryWriter,
+    Scope,
+    claim,
+    explain,
+)
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
 from session_recall.recall import CrossSessionSearcher, MemoriesSearcher, MemorySearcher, required

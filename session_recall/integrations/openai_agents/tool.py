@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents import FunctionTool
 
-from session_recall.indexer.enrichment.memories import MemoryWriter
+from session_recall.indexer import MemoryWriter
 from session_recall.recall import CrossSessionSearcher, MemoriesSearcher, MemorySearcher
 from session_recall.tools import BoundTool, cross_session_tool, kept_tools, memory_tool
 from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds
