@@ -179,11 +179,11 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
             )
     partition = partition_of(alias, Instant.now(), layout.granularity).index
     created = ensure_partition(client, alias, partition)
-    ensure_memory_index(client, alias)
     # Made here, not by the first erasure: writers and enrichment followers read it all
     # the time, and an index made while they run answers "no shard available" to them
     # until its shard starts. It is created once its primary is active.
     tombstones.ensure_index(client, alias)
+    ensure_memory_index(client, alias)
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )

@@ -20,6 +20,7 @@ the periodic `since` pass of a background agent.
 """
 
 import contextlib
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -45,6 +46,7 @@ from session_recall.indexer.enrichment.memories import (
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
 from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
+from session_recall.indexer.retry import RetryPolicy, call_with_retries
 from session_recall.indexer.tombstones import create_unless_exists
 
 log = logging.getLogger(__name__)
@@ -115,6 +117,7 @@ class Consolidator:
         self._leases = leases
         self._stop = stop or threading.Event()
         self._ready = False
+        self._policy = RetryPolicy()
 
     def run(self, *, user_id: str | None = None) -> ConsolidationSummary:
         """One pass: over `user_id`, or over every user with events (None)."""
@@ -289,10 +292,14 @@ class Consolidator:
 
     def _checkpoint(self, user: str) -> tuple[dict[str, Any], tuple[int, int] | None]:
         """The user's positions by slice, and the version they were read at."""
+        index, wanted = consolidation_index(self._alias), _checkpoint_id(user)
         try:
-            found = self._client.get(
-                index=consolidation_index(self._alias), id=_checkpoint_id(user), realtime=True
-            ).body
+            # Retried: a checkpoint index made a moment ago may answer 503 while its shard
+            # finishes recovering, and a busy node 429.
+            found = call_with_retries(
+                lambda: self._client.get(index=index, id=wanted, realtime=True).body,
+                policy=self._policy, what="read the consolidation checkpoint",
+            )  # fmt: skip
         except NotFoundError:
             return {}, None
         return dict(found["_source"].get("positions") or {}), (
@@ -315,13 +322,16 @@ class Consolidator:
                 "index": consolidation_index(self._alias),
                 "id": _checkpoint_id(user),
             }
+            conditions: dict[str, Any] = (
+                {"op_type": "create"}
+                if version is None
+                else {"if_seq_no": version[0], "if_primary_term": version[1]}
+            )
             try:
-                if version is None:
-                    answer = self._client.index(**where, document=body, op_type="create")
-                else:
-                    answer = self._client.index(
-                        **where, document=body, if_seq_no=version[0], if_primary_term=version[1]
-                    )
+                answer = call_with_retries(
+                    functools.partial(self._client.index, **where, document=body, **conditions),
+                    policy=self._policy, what="save the consolidation checkpoint",
+                )  # fmt: skip
                 return int(answer["_seq_no"]), int(answer["_primary_term"])
             except ConflictError:
                 theirs, version = self._checkpoint(user)
