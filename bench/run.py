@@ -30,6 +30,7 @@ from bench import (
     enrichment,
     generate,
     ingest_bench,
+    kept_memories,
     loader,
     machine,
     memory_eval,
@@ -446,7 +447,9 @@ class Run:
         rendered = report.render(results, plot=config.plot, report=config.report)
         old = config.report.read_text(encoding="utf-8") if config.report.exists() else ""
         # Sections written by the other modes' runs, the LoCoMo harness and the miner's.
-        for mode in (semantic, scale, memory_eval, memory_mining, enrichment, metrics_cost):
+        modes = (semantic, scale, memory_eval, memory_mining, enrichment, metrics_cost,
+                 kept_memories)  # fmt: skip
+        for mode in modes:
             kept = mode.kept_section(old)
             if kept is not None:
                 rendered = mode.replace_section(rendered, kept)

@@ -1,4 +1,4 @@
-"""An MCP server over stdio that offers bound recall tools and nothing else.
+"""An MCP server over stdio that offers bound recall and kept-memory tools and nothing else.
 
 It is built from `BoundTool`s, whose scope the command line fixed before the server
 started: the model can list and call them, and no request can change what they search.
@@ -13,8 +13,9 @@ from session_recall import __version__
 from session_recall.tools import BoundTool, ToolArgumentError, ToolResult
 
 INSTRUCTIONS = (
-    "Recall tools over past conversations. Their scope (user, contact, inbox) is fixed by the "
-    "application that started this server."
+    "Recall tools over past conversations, and the user's kept memories (recall_memories; "
+    "save_memory and retire_memory when the server keeps memories). Their scope (user, "
+    "contact, inbox) is fixed by the application that started this server."
 )
 
 

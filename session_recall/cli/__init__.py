@@ -50,8 +50,8 @@ COMMANDS: dict[str, _Command] = {
     "mcp": _Command(
         "agent_tools",
         "mcp",
-        "Serve the recall tools (cross_session_search and memory_search) over stdio to an "
-        "MCP client, bound to one user.",
+        "Serve the recall tools (cross_session_search, memory_search, recall_memories) over "
+        "stdio to an MCP client, bound to one user.",
     ),
     "memories": _Command(
         "memories",

@@ -15,6 +15,8 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
+from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
@@ -31,6 +33,7 @@ from session_recall.indexer import (
     Event,
     EventResult,
     IndexerError,
+    MemoryWriter,
     Scope,
     Submission,
     Writer,
@@ -39,7 +42,9 @@ from session_recall.indexer import (
 )
 from session_recall.recall import (
     AsyncMemorySearcher,
+    MemoriesSearcher,
     MemorySearcher,
+    Searchers,
     SessionEvents,
     stored_instants,
 )
@@ -241,6 +246,41 @@ class EventStore:
     def memory(self, user_id: str) -> MemorySearcher:
         """memory_search bound to `user_id`."""
         return MemorySearcher(self.client, **self._memory_options(user_id))
+
+    @cached_property
+    def searchers(self) -> Searchers:
+        """Every searcher of the alias (cross_session_search's among them), each bound
+        to a user when asked for one; cursors signed with the settings' key."""
+        return Searchers(
+            client=self.client,
+            alias=self.alias,
+            cursor_key=self.settings.signing_key(),
+            embedder=self.embedder,
+            search_timeout=self.timeout,
+        )
+
+    def memories(self, user_id: str) -> MemoriesSearcher:
+        """The kept memories of `user_id`: search and list."""
+        return self.searchers.memories(user_id=user_id)
+
+    def keyword_memories(self, user_id: str) -> MemoriesSearcher:
+        """The kept memories of `user_id`, searched on keywords alone: what recall falls
+        back on when the query cannot be embedded (a local model not installed)."""
+        return replace(self.searchers, embedder=None).memories(user_id=user_id)
+
+    def memory_writer(
+        self, user_id: str, *, contact_id: str | None = None, inbox_id: str | None = None
+    ) -> MemoryWriter:
+        """save_memory and retire_memory as `user_id` (each memory saved in the contact
+        and inbox given), the statements embedded with the store's embedder."""
+        return MemoryWriter(
+            self.client,
+            self.alias,
+            user_id=user_id,
+            embedder=self.embedder,
+            contact_id=contact_id,
+            inbox_id=inbox_id,
+        )
 
     @contextlib.asynccontextmanager
     async def async_memory(self, user_id: str) -> AsyncIterator[AsyncMemorySearcher]:

@@ -11,6 +11,13 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from session_recall.core.kept_memories import (
+    MAX_REASON_CHARS,
+    MAX_SOURCES,
+    MAX_STATEMENT_CHARS,
+    MAX_SUBJECT_CHARS,
+    MemoryKind,
+)
 from session_recall.recall import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -127,4 +134,86 @@ class MemorySearchArguments(ToolArguments):
         le=MAX_CONTEXT,
         description="How many events of the same session to show before and after each "
         f"one found (0 to {MAX_CONTEXT}).",
+    )
+
+
+# recall_memories: a screenful of memories, and a few turns beneath them when asked;
+# each memory is short (a statement of at most MAX_STATEMENT_CHARS), so the output
+# stays within what memory_search's default answer holds.
+DEFAULT_MEMORIES = 10
+MAX_MEMORIES = 20
+DEFAULT_TURNS = 5
+MAX_TURNS = 10
+# Kinds are a small vocabulary; each may be named once.
+_MAX_KINDS = 5
+KINDS = (
+    "Only memories of these kinds: 'decision', 'correction', 'instruction' (an explicit "
+    "'remember this'), 'preference', 'fact'. Omit for all kinds."
+)
+STATEMENT = (
+    "What to remember, short and standalone (it is read without the conversation), e.g. "
+    f"'The billing service uses MySQL.' Up to {MAX_STATEMENT_CHARS:,} characters."
+)
+SOURCES = (
+    "The ids of the events (eventId) this memory comes from, as cross_session_search "
+    f"returns them: at least one, at most {MAX_SOURCES}, each an event of this user."
+)
+
+
+class RecallMemoriesArguments(ToolArguments):
+    query: str = Field(
+        description="What to recall, in a sentence: a question, or the user's message as it "
+        f"is (up to {MAX_QUERY_CHARS:,} characters)."
+    )
+    kinds: list[MemoryKind] | None = Field(default=None, max_length=_MAX_KINDS, description=KINDS)
+    include_superseded: Annotated[bool, BeforeValidator(_none_to(False))] = Field(
+        default=False,
+        alias="includeSuperseded",
+        description="Also return memories that a newer one replaced (history), each "
+        "naming its successor in supersededBy. Omit for current memories only.",
+    )
+    limit: Annotated[int, BeforeValidator(_none_to(DEFAULT_MEMORIES))] = Field(
+        default=DEFAULT_MEMORIES,
+        ge=1,
+        le=MAX_MEMORIES,
+        description=f"How many memories to return, most relevant first (1 to {MAX_MEMORIES}).",
+    )
+    turns: Annotated[int, BeforeValidator(_none_to(0))] = Field(
+        default=0,
+        ge=0,
+        le=MAX_TURNS,
+        description="Also return up to this many of the user's past turns that match the "
+        f"query, after the memories (0 to {MAX_TURNS}; 0, the default, returns none). Ask "
+        "for them when the memories do not answer.",
+    )
+
+
+class SaveMemoryArguments(ToolArguments):
+    statement: str = Field(min_length=1, max_length=MAX_STATEMENT_CHARS, description=STATEMENT)
+    kind: MemoryKind = Field(
+        description="'decision', 'correction', 'instruction' (the user asked to remember "
+        "it), 'preference' or 'fact'."
+    )
+    sources: list[str] = Field(min_length=1, max_length=MAX_SOURCES, description=SOURCES)
+    supersedes: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
+        default=None,
+        description="The memoryId of a current memory that this one replaces (a correction, "
+        "or a newer decision or preference); it is kept as history. Omit when none.",
+    )
+    subject: Annotated[str | None, BeforeValidator(_blank_to_none)] = Field(
+        default=None,
+        max_length=MAX_SUBJECT_CHARS,
+        description="What it is about, in a few words (e.g. 'billing database'): a later "
+        "memory on the same subject and kind supersedes this one. Optional.",
+    )
+
+
+class RetireMemoryArguments(ToolArguments):
+    memory_id: str = Field(
+        alias="memoryId", min_length=1, description="The memoryId of the memory to retire."
+    )
+    reason: str = Field(
+        min_length=1,
+        max_length=MAX_REASON_CHARS,
+        description="Why it no longer holds, in a sentence (kept with the memory).",
     )

@@ -71,10 +71,19 @@ class BoundTool:
     spec: ToolSpec
     # (validated arguments, cursor) -> page; the cursor comes from the application, never
     # from the model's arguments.
-    search: Callable[[Any, str | None], Result]
+    search: Callable[[Any, str | None], Any]
     with_session: bool = True
     # How much text an answer holds: each event's, and all of them together.
     bounds: OutputBounds = DEFAULT_BOUNDS
+    # Each event's eventId in the rows: the application's choice, for an agent that
+    # cites events as a memory's sources (save_memory).
+    with_event_id: bool = False
+    # How a result reads, for a tool whose result is no search page (the kept-memory
+    # tools, which keep their answers within `bounds` themselves); None: a page's
+    # rows, or memory_search's hits.
+    renderer: Callable[[Any], str] | None = None
+    # The line a model reads when Elasticsearch fails in a way recall did not name.
+    unavailable: str = UNAVAILABLE
 
     @property
     def name(self) -> str:
@@ -92,7 +101,7 @@ class BoundTool:
         except ValidationError as err:
             raise ToolArgumentError(_describe(err, self.spec)) from None
 
-    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Result:
+    def run(self, arguments: Mapping[str, Any], *, cursor: str | None = None) -> Any:
         """The typed page, its texts within the bounds, or a `SessionRecallError`
         (`ToolArgumentError`, `RecallError`...)."""
         args = self.parse(arguments)
@@ -112,15 +121,21 @@ class BoundTool:
             raise
         except TransportError as err:  # anything the recall transport did not name
             log.warning("%s failed: %s", self.name, type(err).__name__)
-            raise ElasticsearchUnavailable(UNAVAILABLE) from None
+            raise ElasticsearchUnavailable(self.unavailable) from None
+        if self.renderer is not None:
+            return found
         if isinstance(found, MemorySearchResult):
             return bounded_memory(found, self.bounds)
         return bounded_page(found, self.bounds)
 
-    def render(self, page: Result) -> str:
+    def render(self, page: Any) -> str:
+        if self.renderer is not None:
+            return self.renderer(page)
         if isinstance(page, MemorySearchResult):
-            return render_memory(page)
-        return render_items(page.items, with_session=self.with_session)
+            return render_memory(page, with_event_id=self.with_event_id)
+        return render_items(
+            page.items, with_session=self.with_session, with_event_id=self.with_event_id
+        )
 
     def call(self, arguments: Mapping[str, Any]) -> ToolResult:
         """The reference's output for a model's call; errors become one short line."""
@@ -153,14 +168,20 @@ def _describe(err: ValidationError, spec: ToolSpec) -> str:
 
 
 def cross_session_tool(
-    searcher: CrossSessionSearcher, *, bounds: OutputBounds = DEFAULT_BOUNDS
+    searcher: CrossSessionSearcher,
+    *,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
 ) -> BoundTool:
+    """cross_session_search; `event_ids` adds each event's eventId to the rows (for an
+    agent that saves memories from what it finds)."""
+
     def search(args: CrossSessionSearchArguments, cursor: str | None) -> RecallPage:
         return searcher.search(
             args.query, match=args.match_mode, since=args.since, page=args.page, cursor=cursor
         )
 
-    return BoundTool(CROSS_SESSION_SEARCH, search, bounds=bounds)
+    return BoundTool(CROSS_SESSION_SEARCH, search, bounds=bounds, with_event_id=event_ids)
 
 
 def conversation_tool(
@@ -191,9 +212,14 @@ def cross_conversation_tool(
 
 
 def memory_tool(
-    searcher: MemorySearcher, *, mode: str | None = None, bounds: OutputBounds = DEFAULT_BOUNDS
+    searcher: MemorySearcher,
+    *,
+    mode: str | None = None,
+    bounds: OutputBounds = DEFAULT_BOUNDS,
+    event_ids: bool = False,
 ) -> BoundTool:
-    """memory_search; `mode` is the application's choice (default: the searcher's)."""
+    """memory_search; `mode` is the application's choice (default: the searcher's);
+    `event_ids` adds each hit's eventId to its row."""
 
     def search(args: MemorySearchArguments, _cursor: str | None) -> MemorySearchResult:
         return searcher.search(
@@ -206,4 +232,4 @@ def memory_tool(
             context=args.context,
         )
 
-    return BoundTool(MEMORY_SEARCH, search, bounds=bounds)
+    return BoundTool(MEMORY_SEARCH, search, bounds=bounds, with_event_id=event_ids)

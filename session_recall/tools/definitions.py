@@ -15,6 +15,9 @@ from session_recall.tools.arguments import (
     CrossConversationSearchArguments,
     CrossSessionSearchArguments,
     MemorySearchArguments,
+    RecallMemoriesArguments,
+    RetireMemoryArguments,
+    SaveMemoryArguments,
 )
 from session_recall.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 
@@ -96,6 +99,44 @@ MEMORY_SEARCH = ToolSpec(
     arguments=MemorySearchArguments,
 )
 
+_KEPT = (
+    " Kept memories are what was concluded from this user's past turns (decisions, "
+    "corrections, instructions, preferences, facts), each naming the turns it came from."
+)
+_SCOPE = " The user is fixed by the application: no argument can select another user."
+
+RECALL_MEMORIES = ToolSpec(
+    name="recall_memories",
+    description=(
+        "Recall what is already known about this user: the kept memories that answer a "
+        "question, e.g. 'which database do we use for billing?', most relevant first, "
+        "current ones only unless includeSuperseded is set. Set turns to also get the user's "
+        "past turns that match, after the memories." + _KEPT + _SCOPE
+    ),
+    arguments=RecallMemoriesArguments,
+)
+
+SAVE_MEMORY = ToolSpec(
+    name="save_memory",
+    description=(
+        "Keep a memory about this user: a decision, correction, instruction, preference or "
+        "fact, stated short and standalone, with the ids of the events it comes from (found "
+        "with cross_session_search). Name in supersedes the memory it replaces, which is then "
+        "kept as history. Returns the new memory's memoryId." + _SCOPE
+    ),
+    arguments=SaveMemoryArguments,
+)
+
+RETIRE_MEMORY = ToolSpec(
+    name="retire_memory",
+    description=(
+        "Retire a kept memory of this user that no longer holds and has no replacement "
+        "(to replace it, call save_memory with supersedes instead). It stays as history, "
+        "with the reason." + _SCOPE
+    ),
+    arguments=RetireMemoryArguments,
+)
+
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
@@ -103,6 +144,9 @@ TOOLS: dict[str, ToolSpec] = {
         CONVERSATION_SEARCH,
         CROSS_CONVERSATION_SEARCH,
         MEMORY_SEARCH,
+        RECALL_MEMORIES,
+        SAVE_MEMORY,
+        RETIRE_MEMORY,
     )
 }
 

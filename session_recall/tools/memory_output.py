@@ -15,8 +15,13 @@ from session_recall.recall import MemoryHit, MemorySearchResult, RecallItem
 from session_recall.tools.output import NO_RESULTS
 
 
-def memory_rows(result: MemorySearchResult) -> list[dict[str, Any]]:
-    return [_row(hit) for hit in result.hits]
+def memory_rows(result: MemorySearchResult, *, with_event_id: bool = False) -> list[dict[str, Any]]:
+    """The hits' rows; `with_event_id` adds each hit's `eventId` (for save_memory)."""
+    rows = [_row(hit) for hit in result.hits]
+    if with_event_id:
+        for row, hit in zip(rows, result.hits, strict=True):
+            row["eventId"] = hit.event.event_id
+    return rows
 
 
 def memory_document(result: MemorySearchResult) -> dict[str, Any]:
@@ -29,9 +34,9 @@ def memory_document(result: MemorySearchResult) -> dict[str, Any]:
     }
 
 
-def render_memory(result: MemorySearchResult) -> str:
+def render_memory(result: MemorySearchResult, *, with_event_id: bool = False) -> str:
     """What a model reads: the rows as compact JSON, or "No results found."."""
-    rows = memory_rows(result)
+    rows = memory_rows(result, with_event_id=with_event_id)
     if not rows:
         return NO_RESULTS
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))

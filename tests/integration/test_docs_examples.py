@@ -51,6 +51,18 @@ def _frameworks_output(outputs: list[str]) -> None:
     assert "4 items in the session" in openai_agents  # question, call, output, answer
 
 
+def _memories_output(outputs: list[str]) -> None:
+    agents, miner = outputs
+    assert "found: Remember this: billing data never leaves Postgres. sample-008" in agents
+    assert "kept: instruction Billing data never leaves Postgres. ['sample-008']" in agents
+    assert "recalled: Billing data never leaves Postgres." in agents
+    assert agents.splitlines()[-1].startswith("No: you asked me to remember"), agents
+    first, again, *listed = miner.splitlines()
+    assert first.endswith("mined: 4 memory(ies) kept, 1 superseded."), miner
+    assert again.startswith("0 new event(s)"), miner
+    assert any("[instruction] Billing data never leaves Postgres" in line for line in listed)
+
+
 def _partition_row(month: str, events: int) -> str:
     """A line of `session-recall partitions` for a month of 2026 (not its size)."""
     start = f"2026-{month}-01T00:00:00Z"
@@ -103,6 +115,7 @@ CHECKS: dict[str, Callable[[list[str]], None]] = {
     "docs/mcp.md": lambda outputs: _contains(outputs[1], "let's go with"),
     "docs/python.md": lambda outputs: _contains(outputs[0], "s-stack"),
     "docs/frameworks.md": _frameworks_output,
+    "docs/memories.md": _memories_output,
     "docs/memory-search.md": lambda outputs: _contains(outputs[0], "Postgres"),
 }
 

@@ -1,5 +1,6 @@
 """The official MCP Python client against `session-recall mcp` over stdio."""
 
+import json
 import os
 import shutil
 
@@ -70,7 +71,11 @@ def test_the_mcp_client_sees_alices_results_and_never_bobs(es_url, sample_alias,
         ],
     )
 
-    assert [tool.name for tool in listed.tools] == ["cross_session_search", "memory_search"]
+    assert [tool.name for tool in listed.tools] == [
+        "cross_session_search",
+        "memory_search",
+        "recall_memories",
+    ]
     schema = listed.tools[0].input_schema
     assert "userId" not in schema["properties"] and schema["additionalProperties"] is False
 
@@ -98,9 +103,62 @@ def test_contact_and_inbox_add_the_cross_conversation_tool(es_url, sample_alias,
         "cross_session_search",
         "memory_search",
         "cross_conversation_search",
+        "recall_memories",
     ]
     text = _text(found)
     assert "conv-102" in text
     assert "conv-201" not in text and "conv-301" not in text and "conv-103" not in text
     # Another user (tenant) with the same contact and inbox ids stays out.
     assert "conv-901" not in text and "Globex" not in text
+
+
+def test_kept_memories_over_mcp_are_the_bound_users_alone(es_url, sample_alias, tmp_path):
+    """With --memory-writes, a model finds an event by its id, saves a memory from it and
+    recalls it; bob's server lists, finds and retires none of alice's, and alice's
+    events are no sources for him."""
+    thought = {"innerThought": "keeping what matters"}
+    alice = mcp_server(es_url, sample_alias, str(tmp_path), "--user", "alice", "--memory-writes")
+    listed, (found, saved, recalled) = anyio.run(
+        _session_calls,
+        alice,
+        [
+            ("cross_session_search", {**thought, "query": "remember this"}),
+            ("save_memory", {**thought, "statement": "Billing data never leaves Postgres.",
+                             "kind": "instruction", "sources": ["sample-008"]}),
+            ("recall_memories", {**thought, "query": "where is billing data kept?"}),
+        ],
+    )  # fmt: skip
+    assert [tool.name for tool in listed.tools][-3:] == [
+        "recall_memories",
+        "save_memory",
+        "retire_memory",
+    ]
+    assert '"eventId":"sample-008"' in _text(found)  # what save_memory takes as a source
+    assert not saved.is_error, _text(saved)
+    memory_id = json.loads(_text(saved))["saved"]["memoryId"]
+    assert memory_id in _text(recalled) and "Postgres" in _text(recalled)
+
+    bob = mcp_server(es_url, sample_alias, str(tmp_path), "--user", "bob", "--memory-writes")
+    _, (searched, history, stolen, retired) = anyio.run(
+        _session_calls,
+        bob,
+        [
+            ("recall_memories", {**thought, "query": "billing data Postgres", "turns": 10}),
+            ("recall_memories", {**thought, "query": "billing", "includeSuperseded": True}),
+            ("save_memory", {**thought, "statement": "Billing is Postgres.", "kind": "fact",
+                             "sources": ["sample-008"]}),
+            ("retire_memory", {**thought, "memoryId": memory_id, "reason": "not yours"}),
+        ],
+    )  # fmt: skip
+    for result in (searched, history):
+        assert memory_id not in _text(result) and "Postgres" not in _text(result)
+    assert stolen.is_error and "sample-008" in _text(stolen)
+    assert retired.is_error and "No memory of this user" in _text(retired)
+
+    # A server without --memory-writes recalls, and writes nothing.
+    read_only = mcp_server(es_url, sample_alias, str(tmp_path), "--user", "alice")
+    listed, (refused,) = anyio.run(
+        _session_calls, read_only, [("save_memory", {**thought, "statement": "x"})]
+    )
+    assert "save_memory" not in [tool.name for tool in listed.tools]
+    assert refused.is_error and "no tool named 'save_memory'" in _text(refused)

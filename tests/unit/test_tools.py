@@ -31,7 +31,7 @@ def _schema(name: str) -> dict:
 @pytest.mark.parametrize("style", STYLES)
 def test_every_definition_is_a_valid_json_schema(style: str):
     definitions = tool_definitions(style=style)  # type: ignore[arg-type]
-    assert len(definitions) == 4
+    assert len(definitions) == 7
     for definition in definitions:
         body = definition.get("function", definition)
         schema = body.get("parameters") or body.get("input_schema") or body.get("inputSchema")
@@ -50,6 +50,15 @@ def test_every_definition_is_a_valid_json_schema(style: str):
             "memory_search",
             ["innerThought", "query", "since", "until", "types", "limit", "context"],
         ),
+        (
+            "recall_memories",
+            ["innerThought", "query", "kinds", "includeSuperseded", "limit", "turns"],
+        ),
+        (
+            "save_memory",
+            ["innerThought", "statement", "kind", "sources", "supersedes", "subject"],
+        ),
+        ("retire_memory", ["innerThought", "memoryId", "reason"]),
     ],
 )
 def test_tools_take_the_reference_parameters_and_nothing_that_names_a_scope(name, parameters):

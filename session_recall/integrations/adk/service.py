@@ -7,14 +7,18 @@ within the deadline with an error that names the next step.
 - `add_session_to_memory` and `add_events_to_memory` store events through the
   indexer: idempotent (a session added twice stores nothing twice), and what was
   erased stays out. Events are searchable when the call returns.
-- `add_memory` stores `MemoryEntry`s as events of the session `adk-memories`; one
-  without a timestamp keeps the instant of its first addition, so adding it again
-  stores nothing twice, and one deleted by id stays out (`events.from_memory`). (Two
+- `add_memory` saves an entry that carries a kept memory's kind and sources (in
+  `custom_metadata["kept_memory"]`, see `kept`) as a kept memory of the user, its
+  sources checked; it stores every other `MemoryEntry` as an event of the session
+  `adk-memories`; one without a timestamp keeps the instant of its first addition,
+  so adding it again stores nothing twice, and one deleted by id stays out
+  (`events.from_memory`). (Two
   processes that add the same new memory at the same moment may each find no copy,
   and store one each.)
-- `search_memory` answers with `memory_search`, in the service's mode (by default the
-  settings': hybrid with an embedder, keyword without one), its texts bounded as every
-  tool's answer is (`tools.bounds`).
+- `search_memory` answers with the user's current kept memories that match the query
+  first (`recall_memories`), then the turns `memory_search` finds, in the service's
+  mode (by default the settings': hybrid with an embedder, keyword without one), the
+  turns' texts bounded as every tool's answer is (`tools.bounds`).
 - `delete_memory` erases the whole `(app_name, user_id)` scope, or one memory by its
   id, through the erasure path: tombstones keep replays out.
 """
@@ -28,6 +32,7 @@ from google.adk.memory.base_memory_service import SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 
 from session_recall.config import Settings
+from session_recall.core.errors import ConfigurationError
 from session_recall.core.instant import Instant
 from session_recall.indexer import Scope
 from session_recall.integrations.adk.events import (
@@ -37,6 +42,7 @@ from session_recall.integrations.adk.events import (
     to_memory_entry,
     untimed_id,
 )
+from session_recall.integrations.adk.kept import kept_request, to_kept_entry
 from session_recall.integrations.adk.scope import memory_user
 from session_recall.integrations.adk.uri import parse_uri
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
@@ -126,6 +132,23 @@ class SessionRecallMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None,
     ) -> None:
+        # Every entry is read before anything is written: a bad kept memory refuses
+        # the call as a whole.
+        kept = [(entry, kept_request(entry, custom_metadata)) for entry in memories]
+        memories = [entry for entry, request in kept if request is None]
+        requests = [request for _, request in kept if request is not None]
+        if requests:
+            writer = self._store.memory_writer(user)
+            for request in requests:
+                writer.save_memory(
+                    request.statement,
+                    request.kind,
+                    request.sources,
+                    supersedes=request.supersedes,
+                    subject=request.subject,
+                )
+        if not memories:
+            return
         untimed = {untimed_id(memory) for memory in memories if not memory.timestamp}
         at = self._store.instants_of(user, untimed, session_id=MEMORIES_SESSION)
         now = Instant.now()  # one instant for a new memory given twice in one call
@@ -155,12 +178,20 @@ class SessionRecallMemoryService(BaseMemoryService):
         # PreloadMemoryTool asks with the user's whole message, which may run past
         # memory_search's limit: its start is searched rather than nothing.
         query = query[:MAX_QUERY_CHARS]
-        searcher = self._store.memory(user)
-        result = await asyncio.to_thread(
-            lambda: searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
-        )
-        bounded = bounded_memory(result, OutputBounds.of(self.settings))
-        return SearchMemoryResponse(memories=[to_memory_entry(hit) for hit in bounded.hits])
+        kept, searcher = self._store.memories(user), self._store.memory(user)
+        bounds = OutputBounds.of(self.settings)
+
+        def search() -> list[MemoryEntry]:
+            try:
+                memories = kept.search(query, limit=self.limit).memories
+            except ConfigurationError:  # a local model not installed: keywords, as below
+                keywords = self._store.keyword_memories(user)
+                memories = keywords.search(query, limit=self.limit).memories
+            result = searcher.search(query, mode=self.mode, limit=self.limit, context=self.context)
+            hits = bounded_memory(result, bounds).hits
+            return [to_kept_entry(m) for m in memories] + [to_memory_entry(h) for h in hits]
+
+        return SearchMemoryResponse(memories=await asyncio.to_thread(search))
 
     def close(self) -> None:
         """Stop this service's part of the background enrichment and close its client

@@ -7,7 +7,8 @@
     tool = create_retriever_tool(retriever, "recall", "Search this user's past sessions.")
 
 The retriever is memory_search bound to one user when it is built: neither a query
-nor a tool call can widen it.
+nor a tool call can widen it. `kept_memory_tools(user_id="alice")` gives the user's
+kept-memory tools (recall_memories, save_memory, retire_memory), bound the same way.
 """
 
 # First, so that a missing framework is named with its extra (see `extras`).
@@ -16,5 +17,9 @@ from session_recall.integrations.extras import require
 require("langchain", "langchain_core", "LangChain (langchain-core)")
 
 from session_recall.integrations.langchain.retriever import SessionRecallRetriever  # noqa: E402
+from session_recall.integrations.langchain.tools import (  # noqa: E402
+    SessionRecallTool,
+    kept_memory_tools,
+)
 
-__all__ = ["SessionRecallRetriever"]
+__all__ = ["SessionRecallRetriever", "SessionRecallTool", "kept_memory_tools"]

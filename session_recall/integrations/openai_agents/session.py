@@ -42,10 +42,18 @@ from pydantic import ValidationError
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.indexer import Deadline, Event, InvalidEvent, Scope, claim, explain
+from session_recall.indexer import (
+    Deadline,
+    Event,
+    InvalidEvent,
+    MemoryWriter,
+    Scope,
+    claim,
+    explain,
+)
 from session_recall.integrations.openai_agents.items import item_event, stored_item
 from session_recall.integrations.store import DEFAULT_TIMEOUT_S, EventStore
-from session_recall.recall import MemorySearcher, required
+from session_recall.recall import CrossSessionSearcher, MemoriesSearcher, MemorySearcher, required
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -142,6 +150,23 @@ class SessionRecallSession(SessionABC):
         """memory_search over every session of this session's user (for
         `memory_search_tool`)."""
         return self._store.memory(self.user_id)
+
+    def cross_session(self) -> CrossSessionSearcher:
+        """cross_session_search over every session of this session's user (for
+        `cross_session_search_tool`: a background agent's mining)."""
+        return self._store.searchers.cross_session(user_id=self.user_id)
+
+    def memories(self, *, keywords_only: bool = False) -> MemoriesSearcher:
+        """This user's kept memories (for `recall_memories_tool`); `keywords_only`
+        searches them without the embedder."""
+        if keywords_only:
+            return self._store.keyword_memories(self.user_id)
+        return self._store.memories(self.user_id)
+
+    def memory_writer(self) -> MemoryWriter:
+        """save_memory and retire_memory as this session's user (for
+        `save_memory_tool` and `retire_memory_tool`)."""
+        return self._store.memory_writer(self.user_id)
 
     async def get_items(self, limit: int | None = None) -> list["TResponseInputItem"]:
         count = resolve_session_limit(limit, self.session_settings)
