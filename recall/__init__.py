@@ -75,6 +75,9 @@ from session_recall.recall.memory_search import (
 )
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.rerank import RERANK_CANDIDATES, Reranker, RerankFailed
+from session_recall.recall.rerank_endpoint import EndpointReranker
+from session_recall.recall.rerank_local import LocalReranker, add_reranker, installed_reranker
 from session_recall.recall.scope import required
 from session_recall.recall.searchers import Searchers
 from session_recall.recall.session_events import SessionEvents, stored_instants
@@ -93,6 +96,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
+    "RERANK_CANDIDATES",
     "SEARCH_MODES",
     "AsyncMemorySearcher",
     "ConflictingPagination",
@@ -102,6 +106,7 @@ __all__ = [
     "CrossSessionSearcher",
     "CursorMismatch",
     "EmptyQuery",
+    "EndpointReranker",
     "EventReader",
     "IndexNotFound",
     "InvalidCursor",
@@ -114,6 +119,7 @@ __all__ = [
     "InvalidSince",
     "InvalidTypes",
     "InvalidUntil",
+    "LocalReranker",
     "MatchMode",
     "MemoryHit",
     "MemoryRequest",
@@ -123,6 +129,8 @@ __all__ = [
     "RecallError",
     "RecallItem",
     "RecallPage",
+    "RerankFailed",
+    "Reranker",
     "Score",
     "SearchMode",
     "SearchRefused",
@@ -133,8 +141,10 @@ __all__ = [
     "SessionsPage",
     "TermTooLong",
     "TooManyTerms",
+    "add_reranker",
     "default_mode_for",
     "has_word",
+    "installed_reranker",
     "load_cursor_key",
     "memory_user",
     "required",
