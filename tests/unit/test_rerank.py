@@ -70,7 +70,8 @@ def test_a_file_that_is_no_cross_encoder_is_refused_and_the_previous_one_stays(t
 
 
 def test_a_local_reranker_never_added_says_how_to_add_one(tmp_path: Path):
-    reranker = reranker_for(Settings(SESSION_RECALL_RERANKER="local", SESSION_RECALL_MODELS=tmp_path))
+    settings = Settings(SESSION_RECALL_RERANKER="local", SESSION_RECALL_MODELS=tmp_path)
+    reranker = reranker_for(settings)
     with pytest.raises(ConfigurationError, match="No reranker is added") as missing:
         assert isinstance(reranker, LocalReranker)
         reranker.load()
@@ -98,9 +99,8 @@ def test_the_endpoint_is_sent_the_common_shape_and_its_scores_come_back_in_order
     ],
 )
 def test_an_endpoint_that_fails_is_a_rerank_failure(answer, reason: str):
-    with rerank_server(lambda body: answer) as (url, _):
-        with pytest.raises(RerankFailed, match=reason):
-            EndpointReranker(url=url, model="tiny", timeout_s=5).scores("q", ["x", "y"])
+    with rerank_server(lambda body: answer) as (url, _), pytest.raises(RerankFailed, match=reason):
+        EndpointReranker(url=url, model="tiny", timeout_s=5).scores("q", ["x", "y"])
 
 
 def test_an_endpoint_past_its_deadline_is_a_rerank_failure():
