@@ -31,6 +31,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       (needs --session-vectors; default 0.3)
     ctx / ctx-only                    context vectors beside / instead of the turn's own
                                       (needs --context-vectors REACH)
+    z                                 the two lists fused on z-scores
+                                      (`bench.zscore_fusion`), not min-max
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -271,13 +273,16 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step == "z" and not numbers:
+            recipe = replace(recipe, zscore=True)
         elif step in ("ctx", "ctx-only") and not numbers:
             if context_model is None:
                 raise ValueError(f"{step!r} needs --context-vectors REACH")
             recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
         else:
             raise ValueError(
-                f"{part!r} is not a step (session, prf, hop, near, svec, ctx, ctx-only, w=, base)"
+                f"{part!r} is not a step "
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, w=, base)"
             )
     return recipe, weight
 
