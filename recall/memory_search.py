@@ -253,6 +253,8 @@ class MemorySearcher:
             scores = self.reranker.scores(request.query, request.documents)
         except RerankFailed as failed:
             return failed
+        except ConfigurationError as err:  # a local reranker not added, say
+            return RerankFailed(str(err))
         if len(scores) != len(request.documents):
             return RerankFailed(f"{len(scores)} scores for {len(request.documents)} texts")
         return scores

@@ -123,3 +123,12 @@ async def test_the_async_searcher_reranks_too(es: Elasticsearch, es_url: str, al
     finally:
         await client.close()
     assert ids(result) == fused[::-1]
+
+
+def test_a_local_reranker_never_added_leaves_the_fused_order_and_says_how_to_add_it(
+    es: Elasticsearch, alias: str, tmp_path: Path
+):
+    fused = ids(alice(es, alias, None))
+    result = alice(es, alias, LocalReranker(tmp_path / "no-models"))
+    assert ids(result) == fused
+    assert result.notice is not None and "add-reranker" in result.notice
