@@ -19,7 +19,7 @@ COPY recall recall
 COPY mappings mappings
 COPY embeddings embeddings
 # A fixed id: the compose file's secured profile gives this account its secrets' volume.
-RUN pip install --no-cache-dir '.[local]' \
+RUN pip install --no-cache-dir . \
     && groupadd --system --gid 10001 session-recall \
     && useradd --system --uid 10001 --gid 10001 --no-create-home session-recall
 

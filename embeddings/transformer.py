@@ -14,7 +14,7 @@ stored texts' session (two threads, for the batches). The vectors of recent ques
 are kept (`QUERY_CACHE`): an agent often asks the same thing again.
 
 The weights are read from the folder `session-recall models fetch` filled (see
-`local_models`); onnxruntime is an extra (`local`: in the checkout, `pip install -e '.[local]'`).
+`local_models`); onnxruntime comes with the default install.
 """
 
 import threading
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.core.extras import extra_hint
+from session_recall.core.extras import DISTRIBUTION
 from session_recall.embeddings.embedder import Vector
 from session_recall.embeddings.local_models import LocalModel, installed, model
 from session_recall.embeddings.pooling import unit_vectors
@@ -153,7 +153,8 @@ def _loaded(name: str, folder: Path, role: str) -> _Loaded:
     except ImportError:
         raise ConfigurationError(
             f"The local model {spec.name!r} needs onnxruntime, which is not installed.",
-            hint=f"Install {extra_hint('local')}, or set SESSION_RECALL_EMBEDDER=static.",
+            hint=f"Install {DISTRIBUTION} again (in its checkout: `pip install -e .`), which "
+            "brings onnxruntime, or set SESSION_RECALL_EMBEDDER=static.",
         ) from None
     from tokenizers import Tokenizer
 

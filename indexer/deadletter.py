@@ -3,7 +3,9 @@
 It is opened on the first refusal, so a clean run leaves no empty file behind. Each
 line keeps the input as it arrived (an unparsable line as text; one that is not UTF-8
 as its bytes in base64, `{"event_base64": ..., "reason": ...}`), so it can be fixed
-and fed back to `session-recall ingest`.
+and fed back to `session-recall ingest`. A line too long to be an event is not kept
+(`"event": ""`): its entry gives the input offset where it starts and the ids its
+start holds instead, `{"event": "", "reason": ..., "offset": N, "ids": {...}}`.
 """
 
 import base64
@@ -14,6 +16,7 @@ from typing import IO, Any
 
 from session_recall.core import strict_json
 from session_recall.indexer.errors import IndexerError
+from session_recall.indexer.long_lines import LongLine
 from session_recall.indexer.parsing import Undecodable
 
 
@@ -34,11 +37,14 @@ class DeadLetter:
         try:
             if self._file is None:
                 self._file = self.path.open("ab")
-            entry = (
-                {"event_base64": base64.b64encode(event.data).decode("ascii"), "reason": reason}
-                if isinstance(event, Undecodable)
-                else {"event": event, "reason": reason}
-            )
+            entry: dict[str, Any]
+            if isinstance(event, Undecodable):
+                entry = {"event_base64": base64.b64encode(event.data).decode("ascii")}
+            elif isinstance(event, LongLine):
+                entry = {"event": "", "offset": event.offset, "ids": event.ids()}
+            else:
+                entry = {"event": event}
+            entry["reason"] = reason
             # An event may hold an integer past 64 bits, refused for that very reason.
             self._file.write(strict_json.dumps(entry) + b"\n")
         except OSError as err:

@@ -74,6 +74,8 @@ def document_body(event: Event) -> dict[str, Any]:
         body["inbox_id"] = event.inbox_id
     if event.metadata is not None:
         body["metadata"] = event.metadata
+    if event.truncated is not None:
+        body["truncated"] = event.truncated
     if event.payload is not None:
         body["payload"] = event.payload
     return body

@@ -14,15 +14,19 @@ that hold them rebuilt without them; the record goes last. An erasure that stops
 half-way leaves its record, and the next erasure of the alias finishes its rebuilding
 before doing its own.
 
-The rule: an erasure covers the scope's events stamped at or before the instant it
-was requested (`at`, by this host's clock), whenever they were acknowledged. Those are
-removed, and its tombstone, which stays at that instant, refuses them afterwards (late
-retries, replays). Events stamped after it are new: they are kept, even when they were
-acknowledged while the erasure ran, and the scope's later events are stored as usual.
-An event stamped ahead of this host's clock (a producer whose clock runs fast) counts
-as new too: erase again once that instant has passed.
+The rule: an erasure removes every event of the scope that is stored when it runs,
+whatever its timestamp, and refuses afterwards every event of the scope stamped at or
+before the instant it was requested (`at`, by this host's clock): late retries and
+replays of what it removed. "Stored when it runs" is what a point in time opened once
+its tombstone is in place holds (a snapshot of the scope). An event it removes that is
+stamped after `at` (a producer whose clock runs fast, an `at` in the past) gets a
+tombstone of its own at its own timestamp (`tombstones.record_events`), so that its
+replays are refused too. Events stamped after `at` that arrive after the snapshot are
+new: they are kept, even when they were acknowledged while the erasure ran, and the
+result counts them (`kept`); the scope's later events are stored as usual.
 """
 
+import contextlib
 import functools
 import time
 import uuid
@@ -31,11 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from elasticsearch import ApiError, Elasticsearch
+from elasticsearch import ApiError, Elasticsearch, TransportError
 from pydantic import BaseModel, Field
 
 from session_recall.core.access import role_hint
 from session_recall.core.instant import Instant
+from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
@@ -55,6 +60,8 @@ PAGE_SIZE = 1000
 # With the tombstone in place nothing new may land, so a second pass normally finds
 # nothing; more passes than this mean something keeps writing around the tombstone.
 MAX_PASSES = 10
+# The snapshot of what is stored lives between its pages only: a minute is ample.
+_KEEP_ALIVE = "1m"
 
 
 class ErasureResult(BaseModel):
@@ -62,8 +69,18 @@ class ErasureResult(BaseModel):
     removed: int
     passes: int
     erased_at: Instant = Field(
-        description="The instant the erasure covers: the scope's events stamped at or "
-        "before it were removed and are refused from now on; later ones are kept."
+        description="The instant the erasure was requested: every event of the scope "
+        "stored when it ran was removed, whatever its timestamp, and the scope's events "
+        "stamped at or before this instant are refused from now on."
+    )
+    kept: int = Field(
+        default=0,
+        description="The scope's events still stored once the erasure ended: each arrived "
+        "after the erasure took stock of what was stored, stamped after `erased_at`, so "
+        "it is a new event (`kept_because` says so). Erase again to remove them too.",
+    )
+    kept_because: str | None = Field(
+        default=None, description="Why the `kept` events were kept; absent when none was."
     )
 
 
@@ -85,9 +102,12 @@ def erase(
     sleep: Callable[[float], None] = time.sleep,
     deadline: Deadline | None = None,
 ) -> ErasureResult:
-    """Remove every event of `scope` behind `alias` stamped at or before `at` (the
-    instant the erasure was requested; now by default) and keep its tombstone, so
-    later arrivals of them (retries, replays) are refused by the writer.
+    """Remove every event of `scope` stored behind `alias`, whatever its timestamp,
+    and keep its tombstone at `at` (the instant the erasure was requested; now by
+    default), so that later arrivals of the scope's events stamped up to it (retries,
+    replays) are refused by the writer; each removed event stamped after `at` gets a
+    tombstone of its own, which refuses its replays. Events stamped after `at` that
+    arrive once the erasure took stock are kept, and counted (`ErasureResult.kept`).
 
     With a `deadline`, it stops there with `WriteUnavailable`: what it removed stays
     removed and the tombstone is in place, so running it again finishes the work."""
@@ -106,12 +126,12 @@ def preview_erasure(
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> ErasurePreview:
-    """How many events `erase` would remove now: the scope's stored events stamped up
-    to now, counted after a refresh (as the erasure does). Deletes nothing and writes
-    no tombstone."""
+    """How many events `erase` would remove now: the scope's stored events, whatever
+    their timestamps, counted after a refresh (as the erasure does). Deletes nothing
+    and writes no tombstone."""
     erasure = _Erasure(client, alias, policy or RetryPolicy(), sleep, None)
     try:
-        return erasure.preview(scope, Instant.now())
+        return erasure.preview(scope)
     except ApiError as err:
         raise _refused(err) from None
 
@@ -242,6 +262,13 @@ def _covered(scope: Scope, at: Instant) -> dict[str, Any]:
     return {"bool": {"filter": [scope.query(), stamped]}}
 
 
+@dataclass
+class _Snapshot:
+    """A point in time's id, which each page's answer may renew."""
+
+    id: str
+
+
 @dataclass(frozen=True)
 class _Erasure:
     client: Elasticsearch
@@ -261,24 +288,114 @@ class _Erasure:
             "finish the context rebuilding an earlier erasure left",
         )
         query = _covered(scope, at)
-        removed = 0
+        removed = self._stored_after(scope, at, query, page_size)
         for passes in range(1, MAX_PASSES + 1):
             self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
-            seen, deleted = self._pass(scope, query, page_size)
+            seen, deleted = self._pass(scope, query, self._live_pages(scope, query, page_size))
             removed += deleted
             if seen == 0:
-                return ErasureResult(scope=scope, removed=removed, passes=passes, erased_at=at)
+                return self._result(scope, at, removed, passes)
         raise ErasureIncomplete(
             f"Events of {scope.describe()} were still found after {MAX_PASSES} passes.",
             hint="Run the same delete again; the tombstone is in place.",
         )
 
-    def preview(self, scope: Scope, at: Instant) -> ErasurePreview:
+    def _stored_after(
+        self, scope: Scope, at: Instant, covered: dict[str, Any], page_size: int
+    ) -> int:
+        """Remove the scope's events stamped after `at` that are stored now (those in a
+        point in time opened after a refresh), each with a tombstone of its own at its
+        timestamp first; how many were deleted. The passes that follow remove the
+        scope's events stamped up to `at`, which the writer refuses from now on."""
+        alias = self.alias
+        self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
+        later = {"range": {"timestamp": {"gt": at.to_elasticsearch()}}}
+        query = {"bool": {"filter": [scope.query(), later]}}
+        opened = self._retry(
+            lambda es: es.open_point_in_time(
+                index=alias, keep_alive=_KEEP_ALIVE, routing=scope.routing
+            ),
+            "take stock of the scope's events",
+        )
+        snapshot = _Snapshot(str(opened["id"]))
+        try:
+            pages = self._snapshot_pages(snapshot, query, page_size)
+            return self._pass(scope, covered, pages, first=self._refuse_replays)[1]
+        finally:
+            # Expires by itself otherwise: a close that fails costs the node a minute.
+            with contextlib.suppress(ApiError, TransportError):
+                self.client.close_point_in_time(id=snapshot.id)
+
+    def _live_pages(
+        self, scope: Scope, query: dict[str, Any], page_size: int
+    ) -> Callable[..., list[Any]]:
+        return functools.partial(
+            paging.search_page, alias=self.alias, query=query, routing=scope.routing,
+            size=page_size,
+        )  # fmt: skip
+
+    def _snapshot_pages(
+        self, snapshot: "_Snapshot", query: dict[str, Any], page_size: int
+    ) -> Callable[..., list[Any]]:
+        def page(es: Elasticsearch, *, after: list[Any] | None) -> list[Any]:
+            response = es.search(
+                pit={"id": snapshot.id, "keep_alive": _KEEP_ALIVE},
+                query=query,
+                sort=event_order(),
+                size=page_size,
+                source_includes=["event_id", "timestamp"],
+                track_total_hits=False,
+                search_after=after,
+                allow_partial_search_results=False,
+            )
+            snapshot.id = str(response.body.get("pit_id", snapshot.id))
+            hits: list[Any] = response.body["hits"]["hits"]
+            return hits
+
+        return page
+
+    def _refuse_replays(self, user: str, hits: list[Any]) -> None:
+        """Before events stamped after the erasure's instant go: a tombstone of each at
+        its own timestamp (the latest of its copies), so that its replays are refused."""
+        stamps: dict[str, Instant] = {}
+        for hit in hits:
+            source = hit["_source"]
+            stamp = Instant.parse(source["timestamp"])
+            held = stamps.get(source["event_id"])
+            if held is None or held.nanos < stamp.nanos:
+                stamps[source["event_id"]] = stamp
+        alias = self.alias
+        self._retry(
+            lambda es: tombstones.record_events(es, alias, user, stamps),
+            "write the tombstones of events stamped after the erasure",
+        )
+
+    def _result(self, scope: Scope, at: Instant, removed: int, passes: int) -> ErasureResult:
+        """The answer, with the scope's events still stored: arrived after the stock was
+        taken, stamped after `at` (the last pass found none stamped up to it)."""
+        alias = self.alias
+        response = self._retry(
+            lambda es: es.count(index=alias, routing=scope.routing, query=scope.query()),
+            "count the scope's events kept",
+        )
+        kept = int(response["count"])
+        because = None
+        if kept:
+            because = (
+                f"stored after the erasure took stock of {scope.describe()}, and stamped "
+                f"after {at.isoformat()}: new events. Erase again to remove them too."
+            )
+        return ErasureResult(
+            scope=scope, removed=removed, passes=passes, erased_at=at, kept=kept,
+            kept_because=because,
+        )  # fmt: skip
+
+    def preview(self, scope: Scope) -> ErasurePreview:
         alias = self.alias
         self._require_alias()
         self._retry(lambda es: es.indices.refresh(index=alias), "refresh the events")
         response = self._retry(
-            lambda es: es.count(index=alias, routing=scope.routing, query=_covered(scope, at)),
+            lambda es: es.count(index=alias, routing=scope.routing, query=scope.query()),
             "count the scope's events",
         )
         return ErasurePreview(scope=scope, events=int(response["count"]))
@@ -293,21 +410,28 @@ class _Erasure:
                 "(`session-recall roles show --role admin`).",
             )
 
-    def _pass(self, scope: Scope, query: dict[str, Any], page_size: int) -> tuple[int, int]:
-        """(documents seen, documents deleted)."""
+    def _pass(
+        self,
+        scope: Scope,
+        kept_out: dict[str, Any],
+        page: Callable[..., list[Any]],
+        *,
+        first: Callable[[str, list[Any]], None] | None = None,
+    ) -> tuple[int, int]:
+        """(documents seen, documents deleted), of the pages `page(client, after=...)`
+        finds. `kept_out`: a query for events the erasure removes anyway (`forgetting`).
+        `first(user, hits)` runs before a page's events are deleted."""
         seen = deleted = 0
         after: list[Any] | None = None
         user = scope.user_id
         assert user is not None, "every scope names its user"
-        page = functools.partial(
-            paging.search_page, alias=self.alias, query=query, routing=scope.routing,
-            size=page_size,
-        )  # fmt: skip
         while True:
             hits = self._retry(functools.partial(page, after=after), "search the scope")
             if not hits:
                 return seen, deleted
             seen += len(hits)
+            if first is not None:
+                first(user, hits)
             actions: list[bulk.Action] = [
                 (
                     {"delete": {"_index": h["_index"], "_id": h["_id"], "routing": h["_routing"]}},
@@ -317,7 +441,7 @@ class _Erasure:
             ]
             ids = [str(h["_id"]) for h in hits]
             client = bounded(self.client, self.deadline)
-            with forgetting(client, self.alias, user, ids, kept_out=query, policy=self.policy):
+            with forgetting(client, self.alias, user, ids, kept_out=kept_out, policy=self.policy):
                 responses = bulk.send(
                     self.client,
                     actions,

@@ -105,6 +105,13 @@ class Event(BaseModel):
     inbox_id: Identifier | None = None
     conversation_type: Identifier = "chat"
     metadata: dict[str, Any] | None = Field(default=None, description="Stored, not indexed.")
+    truncated: int | None = Field(
+        default=None,
+        ge=0,
+        description="Set by the service: the size in bytes of the text as it was sent, when "
+        "that was over the text limit and the event's type is one whose text is cut (tool "
+        "output: its head and tail are kept) rather than refused.",
+    )
     payload: JsonValue = Field(
         default=None,
         description="Any JSON the producer wants back as it was (an agent framework's own "

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from session_recall.indexer import native
+from session_recall.indexer.lines import HEAD_BYTES
+from session_recall.indexer.long_lines import LongLine
 from session_recall.indexer.parsing import EventLimits, Rejected, parse_line
 from session_recall.indexer.results import EventResult, Status, refusal
 from session_recall.indexer.scope import scope_ids_of
@@ -61,7 +63,8 @@ class Filler:
                 continue
             before = builder.position - (at - line_start)
             if what == native.TOO_LONG:
-                self._refuse("", builder.number, TOO_LONG)
+                head = data[line_start : min(line_end, line_start + HEAD_BYTES)]
+                self._refuse(LongLine(before, head), builder.number, TOO_LONG)
             else:
                 yield from self.line(data[line_start:line_end], builder.number, before)
 

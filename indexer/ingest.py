@@ -21,6 +21,7 @@ from session_recall.indexer.chunking import Flush
 from session_recall.indexer.deadletter import DeadLetter
 from session_recall.indexer.filling import TOO_LONG, Filler
 from session_recall.indexer.lines import DEFAULT_MAX_LINE_BYTES, Line, LineRun
+from session_recall.indexer.long_lines import LongLine
 from session_recall.indexer.parsing import EventLimits, Parsed, Rejected, parse_line
 from session_recall.indexer.paths import check_writable
 from session_recall.indexer.progress import Progress
@@ -130,7 +131,7 @@ def ingest(
                 continue
             idle = False
             if line.too_long:
-                parsed: Parsed | Rejected | None = Rejected("", TOO_LONG)
+                parsed: Parsed | Rejected | None = Rejected(_long(line), TOO_LONG)
             else:
                 parsed = parse_line(line.data, limits)
             ticket = progress.open(line)
@@ -249,7 +250,7 @@ def _ingest_batches(
             if isinstance(item, Line):
                 builder.position, builder.number = item.end, item.number
                 if item.too_long:
-                    refuse("", item.number, TOO_LONG)
+                    refuse(_long(item), item.number, TOO_LONG)
                 else:
                     yield from filler.line(item.data, item.number, item.end - len(item.data) - 1)
                 continue
@@ -269,3 +270,8 @@ def _ingest_batches(
         if on_progress is not None:
             on_progress(summary, progress.committed.end)
         save(force=idle and progress.unresolved == 0)
+
+
+def _long(line: Line) -> LongLine:
+    """What the dead-letter file keeps of a line too long (`long_lines`)."""
+    return LongLine(line.start, line.head)

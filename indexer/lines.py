@@ -25,6 +25,9 @@ BLOCK_BYTES = 1024 * 1024
 # Text is capped at 1 MB by default; a line ten times that is not an event, and
 # buffering it whole would let one bad file exhaust memory.
 DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024
+# What a line over the limit keeps: its start, where a producer writes the event's ids
+# (`long_lines`), for the dead-letter file to say whose line was skipped.
+HEAD_BYTES = 64 * 1024
 # How long a renamed file must stay quiet before it is left for the new one. A writer
 # told to reopen (logrotate's postrotate signal) does so within a second or so; the
 # cost of waiting longer is only that the new file's first events wait as long.
@@ -40,6 +43,9 @@ class Line:
     end: int  # offset just past this line's newline
     inode: int | None = None
     too_long: bool = False
+    # Of a line too long: its first `HEAD_BYTES`, and the offset where it starts.
+    head: bytes = b""
+    start: int = 0
 
 
 @dataclass(slots=True)
@@ -62,10 +68,11 @@ class LineRun:
         pieces = self.data[self.start : self.end].split(b"\n")
         pieces.pop()  # after the last newline: nothing
         for piece in pieces:
+            start = position
             position += len(piece) + 1
             number += 1
             if len(piece) > limit:
-                yield Line(b"", number, position, inode, True)
+                yield Line(b"", number, position, inode, True, piece[:HEAD_BYTES], start)
             else:
                 yield Line(piece, number, position, inode)
 
@@ -81,6 +88,7 @@ class _Splitter:
         self._buffer = bytearray()
         self._pending = 0  # bytes of the current, unfinished line (buffered or skipped)
         self._skipping = False
+        self._head = b""  # the start of the line being skipped
         self._number = 0
 
     def feed(self, block: bytes) -> Iterator[Line | LineRun]:
@@ -112,6 +120,7 @@ class _Splitter:
             self._buffer += rest
             if len(self._buffer) > self._max:
                 self._skipping = True
+                self._head = bytes(self._buffer[:HEAD_BYTES])
                 self._buffer.clear()
 
     def finish(self) -> Iterator[Line]:
@@ -123,12 +132,15 @@ class _Splitter:
 
     def _emit(self, piece: bytes, length: int) -> Line:
         too_long = self._skipping or len(piece) > self._max
+        start = self._position
         self._position += length
         self._number += 1
         self._pending = 0
-        self._skipping = False
-        data = b"" if too_long else piece
-        return Line(data, self._number, self._position, self._inode, too_long)
+        if not too_long:
+            return Line(piece, self._number, self._position, self._inode)
+        head = self._head if self._skipping else piece[:HEAD_BYTES]
+        self._skipping, self._head = False, b""
+        return Line(b"", self._number, self._position, self._inode, True, head, start)
 
 
 def read_stream(

@@ -66,7 +66,8 @@ def available() -> bool:
 
 # Event fields the core leaves to the Python path: a line that has one is declined.
 # `payload` is any JSON, written back as the producer sent it; rare in bulk feeds.
-PYTHON_ONLY = frozenset({"payload"})
+# `truncated` is the service's own (`truncation`), on a text the core declines anyway.
+PYTHON_ONLY = frozenset({"payload", "truncated"})
 
 
 class Rules:

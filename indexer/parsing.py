@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from session_recall.core import strict_json
+from session_recall.core.echo import ECHO_CHARS, echoed
 from session_recall.core.limits import MAX_ID_CHARS
 from session_recall.indexer.event import ID_TOO_LONG, Event
+from session_recall.indexer.truncation import CUT_TYPES, cut
 
 _FIELDS = {name: field.alias or name for name, field in Event.model_fields.items()}
 _BY_ALIAS = {alias: name for name, alias in _FIELDS.items()}
@@ -40,6 +42,13 @@ class EventLimits(BaseModel):
     migration of older histories widens it (`--max-age-days`)."""
 
     max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=1)
+    truncate_types: tuple[str, ...] = Field(
+        default=(),
+        description="Event types whose text over the text limit is stored cut (its head "
+        "and tail, and `truncated`: the size sent) rather than refused, besides "
+        f"{', '.join(sorted(CUT_TYPES))}; give the flag once per type, or separate them "
+        "by spaces in the variable.",
+    )
     max_age_days: int = Field(
         default=DEFAULT_MAX_AGE_DAYS,
         ge=1,
@@ -53,6 +62,10 @@ class EventLimits(BaseModel):
         le=MAX_AGE_DAYS_LIMIT * 86_400,
         description="Events stamped more than this many seconds after now are refused.",
     )
+
+    def cuts(self, event_type: str) -> bool:
+        """Whether an event of `event_type` over the text limit is cut, not refused."""
+        return event_type in CUT_TYPES or event_type in self.truncate_types
 
     def window_problem(self, nanos: int, now_nanos: int) -> str | None:
         """Why an event stamped at `nanos` is outside the window, or None."""
@@ -125,7 +138,9 @@ def _parse_object(value: Any, limits: EventLimits | None) -> Parsed | Rejected:
     # short text (a character is at most 4 bytes in UTF-8), which most are.
     text = event.text
     if len(text) * 4 > limit and _over(text, limit):
-        return Rejected(value, _too_long(limit))
+        if not limits.cuts(event.type):
+            return Rejected(value, _too_long(limit))
+        event = cut(event, limit)  # tool output: kept, cut (`truncation`)
     outside = limits.window_problem(event.timestamp.nanos, time.time_ns())
     if outside is not None:
         return Rejected(value, outside)
@@ -173,7 +188,7 @@ def explain(err: ValidationError) -> str:
     """All of a validation error's problems as one line, with field names as sent."""
     problems = []
     for error in err.errors(include_url=False):
-        where = _place(error["loc"])
+        where = echoed(_place(error["loc"]))  # a key of any length may be named
         kind = error["type"]
         if kind == "default_factory_not_called":
             continue  # the derived id, not derived because another field is wrong
@@ -196,6 +211,10 @@ def explain(err: ValidationError) -> str:
             )
         else:
             message = str(error["msg"]).removeprefix("Value error, ").rstrip(".")
+            given = error.get("input")
+            if isinstance(given, str) and len(given) > ECHO_CHARS:
+                # A validator that quotes the value it refused (an instant's): cut.
+                message = message.replace(repr(given), repr(echoed(given)))
             problems.append(f"{_BY_ALIAS.get(where, where)}: {message}")
     return "; ".join(problems)
 

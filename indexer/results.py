@@ -8,6 +8,9 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from session_recall.core.echo import echoed
+from session_recall.core.limits import MAX_ID_CHARS
+
 # The reason given for an event refused because a tombstone covers it: it belongs to
 # an erased scope and is stamped at or before that erasure (a late retry or a replay).
 SCOPE_ERASED = "scope erased"
@@ -75,10 +78,13 @@ class EventResult:
 
 def refusal(original: object, reason: str, event_id: str | None = None) -> EventResult:
     """The result of an event refused before it was written: its id is `event_id`, or
-    the one it was given, if any (`original`: what its line or value parsed to)."""
+    the one it was given, if any (`original`: what its line or value parsed to). An id
+    longer than any event's is echoed cut (`core.echo`): it is refused for that."""
     if event_id is None and isinstance(original, dict):
         given = original.get("event_id", original.get("eventId"))
         event_id = given if isinstance(given, str) else None
+    if event_id is not None and len(event_id) > MAX_ID_CHARS:
+        event_id = echoed(event_id)
     return EventResult(status=_REJECTED, event_id=event_id, reason=reason)
 
 

@@ -81,28 +81,54 @@ def record(client: Elasticsearch, alias: str, scope: Scope, *, erased_at: Instan
     ensure_index(client, alias)
     document = scope.model_dump(exclude_none=True)
     document["erased_at"] = erased_at.to_elasticsearch()
-    tombstones = [(scope.id, document)]
     if scope.kind == "event":
         # Before the tombstone itself: from now on, writers look for the own
         # tombstones of this user's events (and of no other user's).
         assert scope.user_id is not None  # an event scope names its user
-        anywhere = {"kind": "event", "erased_at": document["erased_at"]}
-        user = {"kind": "user-events", "user_id": scope.user_id, "erased_at": anywhere["erased_at"]}
-        marker = events_marker(Scope.user(scope.user_id).id)
-        tombstones[:0] = [(ANY_EVENT_ERASED, anywhere), (marker, user)]
-    for doc_id, body in tombstones:
-        # A conflict: a later erasure's tombstone is there already, and covers all
-        # this would.
-        with contextlib.suppress(ConflictError):
-            client.index(
-                index=tombstone_index(alias),
-                id=doc_id,
-                document=body,
-                version=erased_at.nanos,
-                version_type="external_gte",
-            )
+        _mark_events_of(client, alias, scope.user_id, erased_at)
+    _index_moving_forward(client, alias, scope.id, document, erased_at)
     if scope.kind == "event":
         mark_users(client, alias)
+
+
+def record_events(
+    client: Elasticsearch, alias: str, user_id: str, stamps: dict[str, Instant]
+) -> None:
+    """Write a tombstone of each event id of `user_id` in `stamps`, covering its copies
+    stamped up to the instant given: what an erasure removed of them, stamped after its
+    own instant, so that its replays are refused. The tombstone index exists."""
+    if not stamps:
+        return
+    _mark_events_of(client, alias, user_id, max(stamps.values(), key=lambda s: s.nanos))
+    for event_id, stamp in sorted(stamps.items()):
+        document = Scope.event(user_id, event_id).model_dump(exclude_none=True)
+        document["erased_at"] = stamp.to_elasticsearch()
+        _index_moving_forward(client, alias, Scope.event(user_id, event_id).id, document, stamp)
+    mark_users(client, alias)
+
+
+def _mark_events_of(client: Elasticsearch, alias: str, user_id: str, erased_at: Instant) -> None:
+    """Say that an event of `user_id` was erased on its own (`scope.events_marker`)."""
+    stamp = erased_at.to_elasticsearch()
+    user = {"kind": "user-events", "user_id": user_id, "erased_at": stamp}
+    anywhere = {"kind": "event", "erased_at": stamp}
+    marker = events_marker(Scope.user(user_id).id)
+    for doc_id, body in [(ANY_EVENT_ERASED, anywhere), (marker, user)]:
+        _index_moving_forward(client, alias, doc_id, body, erased_at)
+
+
+def _index_moving_forward(
+    client: Elasticsearch, alias: str, doc_id: str, body: dict[str, Any], erased_at: Instant
+) -> None:
+    # A conflict: a later erasure's tombstone is there already, and covers all this would.
+    with contextlib.suppress(ConflictError):
+        client.index(
+            index=tombstone_index(alias),
+            id=doc_id,
+            document=body,
+            version=erased_at.nanos,
+            version_type="external_gte",
+        )
 
 
 _MARKING_PAGE = 1000

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.core.extras import extra_hint
+from session_recall.core.extras import DISTRIBUTION
 from session_recall.recall.rerank import RerankFailed
 
 FOLDER = "reranker"
@@ -158,7 +158,8 @@ def _load(files: RerankerFiles) -> _Loaded:
     except ImportError:
         raise ConfigurationError(
             "The local reranker needs onnxruntime, which is not installed.",
-            hint=f"Install {extra_hint('local')}, or unset SESSION_RECALL_RERANKER.",
+            hint=f"Install {DISTRIBUTION} again (in its checkout: `pip install -e .`), which "
+            "brings onnxruntime, or unset SESSION_RECALL_RERANKER.",
         ) from None
     from tokenizers import Tokenizer
 

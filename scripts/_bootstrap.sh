@@ -14,15 +14,30 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
-echo "==> Installing session-recall and its dependencies into .venv"
-python -m pip install --quiet --disable-pip-version-check --upgrade pip
-# This project's distribution is session-recall-es. A `session-recall` distribution here
-# is this checkout under its former name, or an unrelated project of that name on the
-# package index: either ships the same package and command, so it goes first.
-if python -m pip show --quiet session-recall >/dev/null 2>&1; then
-  python -m pip uninstall --quiet --disable-pip-version-check --yes session-recall
+# The install's stamp: pyproject.toml, the extras asked for and the interpreter. When
+# .venv holds the install it names, nothing is installed again (the checkout itself is
+# installed editable, so a change to its code needs no install).
+EXTRAS="${EXTRAS:-test,adk,openai-agents,langchain,docs,otel}"
+INSTALL_STAMP="$(
+  {
+    cat pyproject.toml
+    echo "$EXTRAS"
+    python --version
+  } | sha256sum | cut -c1-16
+)"
+if [ "$(cat .venv/install.stamp 2>/dev/null)" != "$INSTALL_STAMP" ]; then
+  echo "==> Installing session-recall and its dependencies into .venv"
+  rm -f .venv/install.stamp
+  python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  # This project's distribution is session-recall-es. A `session-recall` distribution
+  # here is this checkout under its former name, or an unrelated project of that name on
+  # the package index: either ships the same package and command, so it goes first.
+  if python -m pip show --quiet session-recall >/dev/null 2>&1; then
+    python -m pip uninstall --quiet --disable-pip-version-check --yes session-recall
+  fi
+  python -m pip install --quiet --disable-pip-version-check -e ".[$EXTRAS]"
+  echo "$INSTALL_STAMP" >.venv/install.stamp
 fi
-python -m pip install --quiet --disable-pip-version-check -e ".[${EXTRAS:-test,adk,local,openai-agents,langchain,docs,otel}]"
 # The indexer's native core (native/, Rust): built when cargo is here, and again only
 # when its sources change; without it the indexer takes its pure-Python path.
 if command -v cargo >/dev/null 2>&1; then

@@ -22,7 +22,7 @@ from session_recall.core.partitions import (
     parse_partition,
     partition_of,
 )
-from session_recall.indexer import ownership
+from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
 from session_recall.mappings import COMPONENTS, index_templates, mapping_update
@@ -113,7 +113,8 @@ def current_layout(client: Elasticsearch, alias: str) -> Layout | None:
 
 def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     """Install (or update) the templates, then make sure the current period's
-    partition exists, so the read alias does too.
+    partition exists, so the read alias does too, and the tombstone index
+    (`ALIAS-tombstones`, ready once this returns).
 
     `changes` (granularity, shards, routing_partition_size, replicas) override the
     layout installed before, or the defaults. Safe to run any number of times. A new
@@ -177,6 +178,10 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
             )
     partition = partition_of(alias, Instant.now(), layout.granularity).index
     created = ensure_partition(client, alias, partition)
+    # Made here, not by the first erasure: writers and enrichment followers read it all
+    # the time, and an index made while they run answers "no shard available" to them
+    # until its shard starts. It is created once its primary is active.
+    tombstones.ensure_index(client, alias)
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )

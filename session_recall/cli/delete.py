@@ -27,9 +27,11 @@ def delete(
     event: str | None,
     dry_run: bool,
 ) -> None:
-    """Remove every event of a scope. A tombstone is kept: late retries and replays of
-    what was erased (events stamped before the erasure) are refused, while the
-    scope's new events are stored. Prints the number of events removed.
+    """Remove every event of a scope. Every stored one goes, whatever its timestamp,
+    and a tombstone is kept: late retries and replays of what was erased are refused,
+    while the scope's new events (stamped after the erasure) are stored. Prints the
+    number of events removed, and of those kept, with why: stored while the erasure
+    ran, stamped after it, they are new.
 
     The tombstone stays even when nothing was removed (a mistyped id, say): check
     first with --dry-run, which changes nothing.
@@ -50,6 +52,8 @@ def delete(
         return
     result = erase(app.client, app.settings.index, scope)
     click.echo(f"Removed {_counted(result.removed, scope)} of {scope.describe()}.")
+    if result.kept:
+        click.echo(f"Kept {_counted(result.kept, scope)}: {result.kept_because}")
 
 
 def _counted(count: int, scope: Scope) -> str:

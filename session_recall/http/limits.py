@@ -89,15 +89,20 @@ class ServeLimits(BaseModel):
         "and the count is logged.",
     )
 
-    # The window of accepted times and the cap on new partitions: the library's own
-    # fields (default, bounds, description), flags and variables of `serve` here.
+    # The window of accepted times, the cap on new partitions and the types whose long
+    # texts are cut: the library's own fields (default, bounds, description), flags
+    # and variables of `serve` here.
     max_age_days: int = _library(EventLimits, "max_age_days")
     max_ahead_seconds: int = _library(EventLimits, "max_ahead_seconds")
     max_new_partitions: int = _library(WriterOptions, "max_new_partitions")
+    truncate_types: tuple[str, ...] = _library(EventLimits, "truncate_types")
 
     def event_limits(self, **more: int) -> EventLimits:
         return EventLimits(
-            max_age_days=self.max_age_days, max_ahead_seconds=self.max_ahead_seconds, **more
+            max_age_days=self.max_age_days,
+            max_ahead_seconds=self.max_ahead_seconds,
+            truncate_types=self.truncate_types,
+            **more,
         )
 
     @model_validator(mode="after")

@@ -64,10 +64,11 @@ def bindable(port: int, host: str = "127.0.0.1") -> bool:
 # A node killed a moment ago may not have let go of its port yet: the kernel closes a
 # SIGKILLed JVM's sockets only once the process is gone, which takes a while for a
 # large heap on a loaded machine. Its own restart must not take that for a stranger.
+# `pinned_settings(release_wait=...)` sets another wait (the tests shorten it).
 PORT_RELEASE_S = 15.0
 
 
-def _freed(port: int, *, timeout: float = PORT_RELEASE_S) -> bool:
+def _freed(port: int, *, timeout: float) -> bool:
     """The port is free now, or becomes free within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not bindable(port):
@@ -83,16 +84,17 @@ def pinned_settings(
     *,
     name: str,
     on_step: Callable[[str], None],
+    release_wait: float = PORT_RELEASE_S,
 ) -> dict[str, str]:
     """`settings` with each port the node had before asked for again, unless a setting
     chooses another explicitly (anything but the default range) or another process
-    holds it now."""
+    holds it `release_wait` seconds on."""
     pinned = dict(settings)
     for kind, port in saved(node_dir).items():
         key = f"{kind}.port"
         if pinned.get(key, DEFAULT_RANGES[kind]) != DEFAULT_RANGES[kind]:
             continue
-        if _freed(port):
+        if _freed(port, timeout=release_wait):
             pinned[key] = str(port)
         elif kind == "http":
             on_step(

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Protocol
 import jwt
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
-from session_recall.recall.adk_scope import memory_user
+from session_recall.recall.adk_scope import memory_user, plain_user
 from session_recall.recall.errors import InvalidScope
 from session_recall.recall.scope import required
 
@@ -112,7 +112,7 @@ def issue(
             hint="Issue short-lived tokens, and new ones as they expire.",
         )
     if app is None:
-        required("user", user)
+        plain_user(required("user", user))
     else:
         memory_user(app, user)  # checks both parts, and the length of the id they make
     issued = int(time.time() if now is None else now)
@@ -229,7 +229,7 @@ def grant_from(claims: Mapping[str, Any], *, user_claim: str, app_claim: str | N
     user: Any = claims.get(user_claim)
     app: Any = claims.get(app_claim) if app_claim else None
     try:
-        bound = required("user", user) if app is None else memory_user(app, user)
+        bound = plain_user(required("user", user)) if app is None else memory_user(app, user)
     except InvalidScope:
         raise TokenRefused(
             f"The token names no usable user in its {user_claim!r} claim"

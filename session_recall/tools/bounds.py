@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from session_recall.config import DEFAULT_TOOL_ANSWER_CHARS, DEFAULT_TOOL_HIT_CHARS, Settings
+from session_recall.core.echo import marker
 from session_recall.recall import MemoryHit, MemorySearchResult, RecallItem, RecallPage
 
 
@@ -54,16 +55,6 @@ DEFAULT_BOUNDS = OutputBounds()
 # What an event's row holds besides its text and ids, about: the field names, the
 # instant, the cut's marker, a hit's score.
 ROW_CHARS = 140
-
-
-def marker(length: int) -> str:
-    """What ends a cut text: the whole text's length, so a reader knows what is missing."""
-    return f"…[truncated, {length:,} characters]"
-
-
-def cut(text: str, limit: int) -> str:
-    """`text`, or its first `limit` characters and the marker."""
-    return text if len(text) <= limit else text[:limit] + marker(len(text))
 
 
 def share(lengths: Sequence[int], bounds: OutputBounds, *, rest: int = 0) -> int:

@@ -5,6 +5,7 @@ as printed in a fresh shell, find the demo's data, and stop the demo's node.
 function it ends with (`scripts/_next_steps.sh`) with what the demo would pass."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -95,14 +96,35 @@ def test_after_docker_the_demo_says_how_to_stop_it(tmp_path: Path):
     assert commands(printed)[-1] == "docker compose down"
 
 
+# The README's line that reaches the demo's node from a new shell, in the checkout.
+README_LINE = re.compile(r"`(\. \.venv/bin/activate && [^`]*session-recall node start[^`]*)`")
+
+
 @pytest.mark.slow
 def test_the_printed_commands_find_and_stop_the_demos_own_node(tmp_path: Path):
-    # The demo's local node: named "default", under the demo's home (here one of the
-    # tests' own, so that a node a developer started is never touched).
-    home = home_for_tests() / "demo-next-steps"
+    # The demo's local node: named "default", under the demo's home, `.cache/` of the
+    # checkout (here a checkout of the tests' own, which shares this one's .venv, so
+    # that a node a developer started is never touched).
+    checkout = home_for_tests() / "demo-checkout"
+    home = checkout / ".cache"
     node = LocalNode(home=home, name="default")
     info = node.start()
     try:
+        (checkout / ".venv").unlink(missing_ok=True)
+        (checkout / ".venv").symlink_to(REPO / ".venv")
+        [line] = README_LINE.findall((REPO / "README.md").read_text(encoding="utf-8"))
+        reached = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", f'{line}\necho "URL=$ELASTICSEARCH_URL"'],
+            cwd=checkout,
+            env={"HOME": str(tmp_path), "PATH": "/usr/local/bin:/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert reached.returncode == 0, reached.stderr
+        assert f"URL={info.url}\n" in reached.stdout, reached.stdout  # no other node
+        assert not (tmp_path / ".cache").exists(), reached.stdout
+
         ingest_samples(info.url, "session-demo", home)
         printed = next_steps("local", info.url, home=home, index="session-demo")
         *use, stop = commands(printed)
@@ -117,6 +139,7 @@ def test_the_printed_commands_find_and_stop_the_demos_own_node(tmp_path: Path):
         assert node.status() is None
     finally:
         node.wipe()
+        (checkout / ".venv").unlink(missing_ok=True)
 
 
 def test_demo_fresh_drops_the_demos_own_alias_and_no_other(es: Elasticsearch, es_url: str):

@@ -44,7 +44,7 @@ def _http_output(outputs: list[str]) -> None:
 
 
 def _frameworks_output(outputs: list[str]) -> None:
-    adk, langchain, openai_agents = outputs
+    adk, _ingest, langchain, openai_agents = outputs
     assert "without sugar" in adk  # the ADK agent, in a later session
     assert "offsite" in langchain and "Lisbon" in langchain.splitlines()[-1]
     assert "Without sugar, as you told me on Monday." in openai_agents

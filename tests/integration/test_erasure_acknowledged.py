@@ -1,6 +1,7 @@
-"""Erasure against acknowledgements, the documented rule: an erasure covers the
-scope's events stamped at or before the instant it was requested. Events stamped
-after that instant are kept, even those acknowledged while the erasure ran."""
+"""Erasure against acknowledgements, the documented rule: an erasure removes the
+scope's events stored when it takes stock (whatever their stamps) and those stamped at
+or before the instant it was requested. Events stamped after that instant and written
+once it took stock are kept, even those acknowledged while the erasure ran."""
 
 import itertools
 import threading
@@ -12,6 +13,7 @@ from elasticsearch import Elasticsearch
 from session_recall.core.instant import Instant
 from session_recall.indexer import Scope, Status, Submission, Writer, erase, parse_object
 from session_recall.node import wait_until
+from tests.support.hooked import HookedClient
 from tests.support.ndjson import event
 
 pytestmark = pytest.mark.integration
@@ -26,10 +28,10 @@ MAX_ROUNDS = 5_000
 class _Acknowledged:
     event_id: str
     stamp: int
-    during_erasure: bool
+    during_erasure: bool  # written once the erasure took stock, before it returned
 
 
-def test_events_acknowledged_while_an_erasure_runs_are_kept_when_stamped_after_it(
+def test_events_written_while_an_erasure_runs_are_kept_when_stamped_after_it(
     es: Elasticsearch, alias: str
 ):
     # Old events make the erasure take many pages, so producers write while it runs.
@@ -38,7 +40,7 @@ def test_events_acknowledged_while_an_erasure_runs_are_kept_when_stamped_after_i
     es.indices.refresh(index=alias)
     ids = itertools.count(10_000)
     lock = threading.Lock()
-    stop, erasing = threading.Event(), threading.Event()
+    stop, erasing, took_stock = threading.Event(), threading.Event(), threading.Event()
     acknowledged: list[_Acknowledged] = []
     errors: list[BaseException] = []
 
@@ -54,7 +56,7 @@ def test_events_acknowledged_while_an_erasure_runs_are_kept_when_stamped_after_i
                     event(n, user="alice", session="live", timestamp=Instant.now().isoformat())
                     for n in numbers
                 ]
-                during = erasing.is_set()
+                during = erasing.is_set() and took_stock.is_set()  # before the write
                 submissions = [Submission(parse_object(e).event) for e in batch]
                 for written in writer.write(submissions):
                     if written.result.status is Status.INDEXED:
@@ -75,7 +77,10 @@ def test_events_acknowledged_while_an_erasure_runs_are_kept_when_stamped_after_i
         assert wait_until(lambda: len(acknowledged) >= 100, timeout=60)
         requested = Instant.now()
         erasing.set()
-        result = erase(es, alias, Scope.user("alice"), at=requested, page_size=100)
+        # The erasure takes stock of what is stored with a point in time.
+        hooked = HookedClient(es, after="open_point_in_time", hook=took_stock.set)
+        scope = Scope.user("alice")
+        result = erase(hooked, alias, scope, at=requested, page_size=100)  # type: ignore[arg-type]
         erasing.clear()
         assert wait_until(lambda: len(acknowledged) >= 200 or bool(errors), timeout=60)
     finally:
@@ -86,10 +91,12 @@ def test_events_acknowledged_while_an_erasure_runs_are_kept_when_stamped_after_i
     assert errors == []
     assert result.erased_at == requested
     es.indices.refresh(index=alias)
-    after = [a for a in acknowledged if a.stamp > requested.nanos]
-    assert any(a.during_erasure for a in after), "nothing was acknowledged during the erasure"
+    # Written after the stock was taken, stamped after the erasure: new events. (Those
+    # written before it, stamped after the request, were stored when it ran: gone.)
+    after = [a for a in acknowledged if a.stamp > requested.nanos and a.during_erasure]
+    assert after, "nothing was acknowledged during the erasure"
     kept = _stored_ids(es, alias, [a.event_id for a in after])
-    assert kept == {a.event_id for a in after}, "an event stamped after the erasure was removed"
+    assert kept == {a.event_id for a in after}, "an event written after the stock was removed"
     covered = {"range": {"timestamp": {"lte": requested.to_elasticsearch()}}}
     query = {"bool": {"filter": [{"term": {"user_id": "alice"}}, covered]}}
     assert es.count(index=alias, query=query)["count"] == 0

@@ -1,5 +1,5 @@
 """Ids that hold `/` or `%` reach their own scope over HTTP: each path segment is
-decoded on its own, so ADK's memory (`tea-shop/ana`) is read and erased through
+decoded on its own, so ADK's memory (`adk:tea-shop/ana`) is read and erased through
 `serve`, and no encoded slash turns one scope into another (`bob%2Fsessions%2Fs1` is
 the user of that id, never bob's session s1)."""
 
@@ -19,8 +19,8 @@ from tests.support.serve import serving
 
 pytestmark = pytest.mark.integration
 
-ANA = memory_user("tea-shop", "ana")  # tea-shop/ana
-SLASHED_APP = memory_user("a/b", "c")  # a%2Fb/c: a `%` in the id itself
+ANA = memory_user("tea-shop", "ana")  # adk:tea-shop/ana
+SLASHED_APP = memory_user("a/b", "c")  # adk:a%2Fb/c: a `%` in the id itself
 USERS = [ANA, SLASHED_APP, "tea-shop", "bob", "bob/sessions/s1", "a/b/c", "a%2Fb%2Fc"]
 
 
@@ -45,7 +45,7 @@ def _count(es: Elasticsearch, alias: str) -> dict[str, int]:
 
 
 def test_adk_memory_is_read_and_erased_over_http(es: Elasticsearch, alias: str, web: TestClient):
-    assert ANA == "tea-shop/ana"
+    assert ANA == "adk:tea-shop/ana"
     sessions = web.get(f"{_path(ANA)}/sessions")
     assert sessions.status_code == 200, sessions.text
     assert [s["session_id"] for s in sessions.json()["items"]] == ["s/1"]
@@ -59,7 +59,7 @@ def test_adk_memory_is_read_and_erased_over_http(es: Elasticsearch, alias: str, 
     assert recalled.status_code == 200, recalled.text
     assert [e["event_id"] for e in recalled.json()["items"]] == ["e-0"]
 
-    erased = web.delete("/v1/users/tea-shop%2Fana")  # as docs/frameworks.md writes it
+    erased = web.delete("/v1/users/adk:tea-shop%2Fana")  # as docs/frameworks.md writes it
     assert erased.status_code == 200, erased.text
     assert erased.json()["removed"] == 1 and erased.json()["scope"]["user_id"] == ANA
     assert _count(es, alias) == {user: user != ANA for user in USERS}
@@ -82,7 +82,8 @@ def test_a_segment_that_is_not_utf8_writes_no_tombstone(
         refused = web.delete(path)
         assert refused.status_code == 400, refused.text
         assert "not UTF-8" in refused.json()["error"]
-    assert not es.indices.exists(index=f"{alias}-tombstones")
+    es.indices.refresh(index=f"{alias}-tombstones")  # made by setup
+    assert es.count(index=f"{alias}-tombstones")["count"] == 0
     assert _count(es, alias) == dict.fromkeys(USERS, 1)
 
 
@@ -91,7 +92,7 @@ def test_the_sidecar_process_routes_encoded_ids_the_same(
 ):
     """uvicorn hands the app the raw path as the client sent it: the same routing."""
     with serving(es_url=es_url, alias=alias, folder=tmp_path) as served:
-        erased = httpx.delete(f"{served.url}/v1/users/tea-shop%2Fana", timeout=30)
+        erased = httpx.delete(f"{served.url}/v1/users/adk:tea-shop%2Fana", timeout=30)
         refused = httpx.delete(f"{served.url}/v1/users/%FF", timeout=30)
     assert erased.status_code == 200, erased.text
     assert erased.json()["scope"]["user_id"] == ANA

@@ -31,7 +31,7 @@ from session_recall.config import Settings
 from session_recall.core.access import ROLES
 from session_recall.http import create_app
 from session_recall.node import LocalNode, wait_until
-from session_recall.node.account import node_user
+from session_recall.node.account import node_user, system_tool
 from session_recall.node.secure import Security
 from tests.support.cli import CLI
 from tests.support.elasticsearch import authenticates, home_for_tests
@@ -489,7 +489,17 @@ _SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin") or "python3"
 def _as_nobody(paths: list[str]) -> list[str]:
     """The `paths` the account `nobody` can read (list, for a folder)."""
     run = subprocess.run(
-        ["runuser", "-u", "nobody", "--", _SYSTEM_PYTHON, "-c", _READER, *paths],
+        # Found where the system keeps it, whatever PATH says, as `node start` finds it.
+        [
+            system_tool("runuser", user="nobody", hint="install util-linux"),
+            "-u",
+            "nobody",
+            "--",
+            _SYSTEM_PYTHON,
+            "-c",
+            _READER,
+            *paths,
+        ],
         capture_output=True,
         text=True,
         check=True,

@@ -23,12 +23,20 @@ def require_core() -> None:
 
 # A case that sets SESSION_RECALL_NATIVE=1 asks for the core: the product stops with
 # `NativeCoreMissing` when it is absent, so the case fails; it is skipped only here.
-_needs_core = pytest.mark.skipif(
+needs_core = pytest.mark.skipif(
     not native.installed() and shutil.which("cargo") is None, reason=_NO_CARGO
 )
 
+
+def ingest_setting() -> str:
+    """SESSION_RECALL_NATIVE for a case that goes through `ingest` once and wants its
+    native path where there is one: "1" where the core is installed or cargo could
+    build it (so a core that is missing there fails the case), "0" where neither."""
+    return "1" if native.installed() or shutil.which("cargo") else "0"
+
+
 # SESSION_RECALL_NATIVE's values for the two write paths, as parameters.
 PATHS = [
-    pytest.param("1", id="native", marks=_needs_core),
+    pytest.param("1", id="native", marks=needs_core),
     pytest.param("0", id="python"),
 ]

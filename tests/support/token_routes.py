@@ -16,7 +16,7 @@ OPEN = frozenset({"/healthz", "/readyz", "/openapi.json"})
 # Operations whose users are named in the body, not the path.
 BODY_USERS = frozenset({("post", "/v1/events")})
 # A value for every path parameter but the user's.
-PATH_VALUES = {"session": "s-tok", "contact": "c-tok", "inbox": "i-tok", "event": "e-tok-1"}
+PATH_VALUES = {"session": "s-tok", "contact": "c-tok", "inbox": "i-tok"}
 TOOL_ARGUMENTS = {"innerThought": "recap", "query": "weather"}
 
 
@@ -42,7 +42,8 @@ class Operation:
     def request(self, user: str, *, body_users: tuple[str, ...] = ()) -> "Request":
         """The operation for `user`: in the path, or in the body (every user of
         `body_users` there, in that order, when given)."""
-        values = {**PATH_VALUES, "user": user}
+        # An event of the user's own, as the operations' seed stores it (`_event`).
+        values = {**PATH_VALUES, "user": user, "event": f"e-tok-{user}-1"}
         parts = []
         for part in self.path.split("/"):
             if part.startswith("{"):

@@ -19,9 +19,9 @@ def test_two_pairs_share_a_user_only_when_they_are_the_same_pair(a, b, c, d):
 
 
 def test_the_mapping_is_readable_and_refuses_what_it_cannot_map():
-    assert memory_user("a/b", "c") == "a%2Fb/c"
-    assert memory_user("a", "b/c") == "a/b%2Fc"
-    assert memory_user("shop", "ana") == "shop/ana"
+    assert memory_user("a/b", "c") == "adk:a%2Fb/c"
+    assert memory_user("a", "b/c") == "adk:a/b%2Fc"
+    assert memory_user("shop", "ana") == "adk:shop/ana"
     with pytest.raises(InvalidScope, match="app_name"):
         memory_user(" ", "ana")
     with pytest.raises(InvalidScope, match="limit"):

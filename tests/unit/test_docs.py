@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 
 from session_recall.cli import COMMANDS, main
 from tests.support.docs import EXAMPLES, JVM_EXAMPLES, NOT_EXAMPLES, blocks, headings, pages
@@ -78,10 +79,23 @@ def test_every_example_runs_or_says_why_not():
     assert sum(b.runs for b in found) >= 15  # the pages' examples are found at all
 
 
+def _default_cells(html: str) -> dict[str, set[str]]:
+    """Each option's cells of the Default column, from the CLI page's option tables."""
+    cells: dict[str, set[str]] = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", html, re.S):
+        columns = re.findall(r"<td>(.*?)</td>", row, re.S)
+        names = re.findall(r"<code>(-[^<]*)</code>", columns[0]) if len(columns) == 4 else []
+        for option in names:
+            cells.setdefault(option, set()).add(columns[3].strip())
+    return cells
+
+
+@pytest.mark.slow  # the docs step: `scripts/test --fast` leaves it out
 def test_the_reference_pages_are_generated_from_the_code(tmp_path):
     """`mkdocs build --strict` passes, and the CLI and HTTP references hold every
     command's options and every path as the code defines them now: an option added to
-    a command is on the site with no edit to docs/."""
+    a command is on the site with no edit to docs/. Each option's default is the one
+    it has (click's UNSET sentinel, what an option given none holds, is never shown)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     for command in (
         [sys.executable, "scripts/docs_inputs.py"],
@@ -109,6 +123,11 @@ def test_the_reference_pages_are_generated_from_the_code(tmp_path):
                 for option in getattr(param, "opts", []):
                     if option.startswith("--"):
                         assert option in cli, f"{name} {option} is not on the CLI page"
+                default = param.to_info_dict()["default"]
+                if isinstance(param, click.Option) and isinstance(default, str | int):
+                    shown = _default_cells(cli).get(param.opts[-1], set())
+                    assert f"<code>{default}</code>" in shown, (name, param.opts, shown)
+    assert "Sentinel" not in cli and "UNSET" not in cli
     # The HTTP page sets each path parameter apart: `/v1/users/<span ...>{user}</span>`.
     http = re.sub(
         r"<span[^>]*>([^<]*)</span>",

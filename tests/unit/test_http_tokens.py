@@ -204,32 +204,32 @@ def test_a_route_that_says_nothing_of_tokens_takes_the_operator_token_alone(
 def test_a_token_for_an_adk_app_reaches_that_apps_user_alone(
     web: TestClient, client: RecordingClient, ops: list[Operation]
 ):
-    """The ADK memory of ana in tea-shop is stored as user `tea-shop/ana`: the body of
+    """The ADK memory of ana in tea-shop is stored as user `adk:tea-shop/ana`: the body of
     POST /v1/events names it as it is (a path, percent-encoded: the test below)."""
     token = _token("ana", app="tea-shop")
     [events] = [op for op in ops if op.needs() is Action.WRITE]
-    for user in ("ana", "other-shop/ana", "tea-shop%2Fana"):
+    for user in ("ana", "tea-shop/ana", "adk:other-shop/ana", "adk:tea-shop%2Fana"):
         answer = events.request(user).send(web, token)
         assert answer.status_code == 403, (user, answer.text)
     assert client.calls == []
-    allowed = events.request("tea-shop/ana").send(web, token)
+    allowed = events.request("adk:tea-shop/ana").send(web, token)
     assert allowed.status_code not in (401, 403), allowed.text
 
 
 def test_a_token_for_an_adk_app_reaches_its_user_in_every_path(
     web: TestClient, client: RecordingClient, ops: list[Operation]
 ):
-    """A path names `tea-shop/ana` as one segment, `tea-shop%2Fana`: the token check
+    """A path names `adk:tea-shop/ana` as one segment, `adk:tea-shop%2Fana`: the token check
     reads it decoded, as the route does, and lets it through; another user of the app,
     or the same id split into two segments, is refused before any request."""
     token = _token("ana", app="tea-shop")
     in_path = [op for op in ops if op.needs() is not Action.WRITE]
     assert len(in_path) >= 8
     for op in in_path:
-        for other in ("tea-shop%2Fbob", "tea-shop%252Fana", "ana"):
+        for other in ("adk:tea-shop%2Fbob", "adk:tea-shop%252Fana", "tea-shop%2Fana", "ana"):
             refused = op.request(other).send(web, token)
             assert refused.status_code == 403, (op.id, other, refused.text)
     assert client.calls == []
     for op in in_path:
-        allowed = op.request("tea-shop%2Fana").send(web, token)
+        allowed = op.request("adk:tea-shop%2Fana").send(web, token)
         assert allowed.status_code not in (400, 401, 403, 404), (op.id, allowed.text)

@@ -43,8 +43,13 @@ def test_a_saved_port_another_process_took_is_given_up_and_said_so(tmp_path: Pat
         ports.save(tmp_path, {"http": taken})
         steps: list[str] = []
 
+        # The default wait is for a JVM's exit on a loaded machine: a second will do here.
         settings = ports.pinned_settings(
-            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=steps.append
+            tmp_path,
+            {"http.port": "9200-9299"},
+            name="n",
+            on_step=steps.append,
+            release_wait=1.0,
         )
 
     assert settings == {"http.port": "9200-9299"}
@@ -69,9 +74,9 @@ def test_a_port_let_go_of_shortly_after_is_kept(tmp_path: Path):
     ports.save(tmp_path, {"http": port})
     released = threading.Timer(1.0, dying.close)
     released.start()
-    try:
+    try:  # a wait as long as the default's: well past the second it takes here
         settings = ports.pinned_settings(
-            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=print
+            tmp_path, {"http.port": "9200-9299"}, name="n", on_step=print, release_wait=15.0
         )
     finally:
         released.join()

@@ -83,9 +83,10 @@ def test_the_import_contract_holds():
 
 
 def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel: Path):
-    """google-adk, openai-agents, langchain-core and onnxruntime come with their extras
-    only (`adk`, `openai-agents`, `langchain`, `local`), and no surface of the base
-    install (CLI, HTTP, MCP, the libraries) imports them."""
+    """google-adk, openai-agents and langchain-core come with their extras only (`adk`,
+    `openai-agents`, `langchain`), onnxruntime (the default encoder's runtime) with the
+    base install, and no surface of the base install (CLI, HTTP, MCP, the libraries)
+    imports any of them until it is used."""
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
     )
@@ -97,11 +98,11 @@ def test_the_base_install_neither_requires_nor_imports_an_agent_framework(wheel:
     for package, extra in (
         ("google-adk", "adk"),
         ("openai-agents", "openai-agents"),
-        ("onnxruntime", "local"),
         ("langchain-core", "langchain"),
     ):
         found = [r for r in requirements if r.startswith(package)]
         assert found and all(r.endswith(f'extra == "{extra}"') for r in found), found
+    assert [r for r in requirements if r.startswith("onnxruntime")] == ["onnxruntime>=1.20"]
     code = (
         "import sys, session_recall.cli, session_recall.http, session_recall.mcp_server,"
         " session_recall.recall, session_recall.indexer, session_recall.integrations,"

@@ -80,7 +80,7 @@ def test_a_token_grants_its_user_and_its_actions_alone():
 
 def test_a_token_for_an_adk_app_and_user_grants_that_memory_alone():
     grant = _verify(_mint("ana", ALL, app="tea-shop"))
-    assert grant.user == memory_user("tea-shop", "ana") == "tea-shop/ana"
+    assert grant.user == memory_user("tea-shop", "ana") == "adk:tea-shop/ana"
     assert not grant.allows(Action.READ, "ana")  # the plain user of the same name
     assert not grant.allows(Action.READ, memory_user("other-shop", "ana"))
 

@@ -60,7 +60,7 @@ def test_an_adk_token_names_the_app_and_the_user(tmp_path: Path):
     token = done.stdout.strip()
     tokens = user_tokens(Settings(SESSION_RECALL_HOME=tmp_path))
     assert tokens is not None
-    assert tokens.verifier_for(token).verify(token).user == "tea-shop/ana"
+    assert tokens.verifier_for(token).verify(token).user == "adk:tea-shop/ana"
 
 
 def test_a_token_for_one_alias_is_refused_by_a_serve_of_another(tmp_path: Path):

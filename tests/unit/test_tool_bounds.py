@@ -3,10 +3,11 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
+from session_recall.core.echo import cut, marker
 from session_recall.core.instant import Instant
 from session_recall.recall import MemoryHit, MemorySearchResult, RecallItem, RecallPage, Score
 from session_recall.tools import OutputBounds, bounded_memory, bounded_page, render_items
-from session_recall.tools.bounds import cut, marker, share
+from session_recall.tools.bounds import share
 
 AT = Instant.parse("2026-03-01T10:00:00Z")
 
