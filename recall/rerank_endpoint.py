@@ -13,12 +13,13 @@ from typing import Any
 
 import httpx
 
+from session_recall.embeddings import PooledHttp
 from session_recall.recall.rerank import RerankFailed
 
 DEFAULT_RERANK_TIMEOUT_S = 1.0
 
 
-class EndpointReranker:
+class EndpointReranker(PooledHttp):
     """Scores from a `/rerank` endpoint. Thread-safe (one pooled client)."""
 
     def __init__(
@@ -33,13 +34,8 @@ class EndpointReranker:
         base = url.rstrip("/")
         self._url = base if base.endswith("/rerank") else f"{base}/rerank"
         self._model = model
-        # Kept between searches, as the embeddings endpoint's: a query pays the
-        # server's time, not a new connection's.
-        self._http = httpx.Client(
-            timeout=timeout_s,
-            headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
-            transport=transport,
-        )
+        # Kept between searches, as the embeddings endpoint's (`PooledHttp`).
+        self._open_http(timeout_s=timeout_s, api_key=api_key, transport=transport)
 
     @property
     def name(self) -> str:
@@ -64,14 +60,6 @@ class EndpointReranker:
             return _parsed(response.json(), len(documents))
         except ValueError:
             raise RerankFailed("an answer that is not JSON") from None
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __del__(self) -> None:
-        http = getattr(self, "_http", None)
-        if http is not None:
-            http.close()
 
 
 def _parsed(answer: Any, count: int) -> list[float]:

@@ -21,10 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from session_recall.core.errors import ConfigurationError
-from session_recall.core.extras import DISTRIBUTION
+from session_recall.embeddings import OnnxModel, onnx_model
 from session_recall.recall.rerank import RerankFailed
 
 FOLDER = "reranker"
@@ -139,52 +138,34 @@ class LocalReranker:
         return [float(x) for x in flat[:, -1]]
 
 
-@dataclass(frozen=True)
-class _Loaded:
-    session: Any  # onnxruntime.InferenceSession: thread-safe
-    tokenizer: Any
-    inputs: frozenset[str]
-
-
 @cache
-def _loaded(models_folder: Path) -> _Loaded:
+def _loaded(models_folder: Path) -> OnnxModel:
     """The added reranker, checked and read once per process."""
     return _load(installed_reranker(models_folder))
 
 
-def _load(files: RerankerFiles) -> _Loaded:
+def _load(files: RerankerFiles) -> OnnxModel:
     try:
-        import onnxruntime
-    except ImportError:
-        raise ConfigurationError(
-            "The local reranker needs onnxruntime, which is not installed.",
-            hint=f"Install {DISTRIBUTION} again (in its checkout: `pip install -e .`), which "
-            "brings onnxruntime, or unset SESSION_RECALL_RERANKER.",
-        ) from None
-    from tokenizers import Tokenizer
-
-    try:
-        tokenizer = Tokenizer.from_file(str(files.tokenizer))
-        options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3
-        options.intra_op_num_threads = 1  # one question's candidates, beside other searches
-        session = onnxruntime.InferenceSession(
-            str(files.weights), options, providers=["CPUExecutionProvider"]
-        )
+        loaded = onnx_model(
+            files.weights, files.tokenizer, threads=1,  # a question's candidates, beside others
+            needed_by="The local reranker", otherwise="unset SESSION_RECALL_RERANKER",
+        )  # fmt: skip
+    except ConfigurationError:
+        raise
     except Exception as err:  # tokenizers and onnxruntime raise their own kinds
         raise ConfigurationError(
             f"The reranker's files do not load ({type(err).__name__}: {str(err)[:200]}).",
             hint="Give an ONNX cross-encoder and the tokenizer.json it was trained with.",
         ) from None
-    tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.enable_padding()
-    inputs = frozenset(i.name for i in session.get_inputs())
-    if not {"input_ids", "attention_mask"} <= inputs:
+    if not {"input_ids", "attention_mask"} <= loaded.inputs:
         raise ConfigurationError(
-            f"The reranker's model takes {sorted(inputs)}, not input_ids and attention_mask.",
+            f"The reranker's model takes {sorted(loaded.inputs)}, not input_ids and "
+            "attention_mask.",
             hint="Give an ONNX export of a cross-encoder (a BERT-family sequence classifier).",
         )
-    return _Loaded(session, tokenizer, inputs)
+    loaded.tokenizer.enable_truncation(MAX_TOKENS)
+    loaded.tokenizer.enable_padding()
+    return loaded
 
 
 def _sha256(path: Path) -> str:
