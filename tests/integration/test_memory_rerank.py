@@ -2,12 +2,15 @@
 answer, its failure leaves the fused order and says so, and it only ever sees the
 searching user's events."""
 
+import json
 import threading
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 
+from session_recall.cli import main
 from session_recall.indexer import Event, Submission, Writer
 from session_recall.recall import (
     AsyncMemorySearcher,
@@ -132,3 +135,21 @@ def test_a_local_reranker_never_added_leaves_the_fused_order_and_says_how_to_add
     result = alice(es, alias, LocalReranker(tmp_path / "no-models"))
     assert ids(result) == fused
     assert result.notice is not None and "add-reranker" in result.notice
+
+
+def test_the_cli_reranks_with_the_endpoint_the_settings_name(es_url: str, alias: str):
+    command = ["--es-url", es_url, "--index", alias, "memory-search", "--user", "alice"]
+    command += ["--mode", "keyword", "--limit", "4", "--context", "0", "--format", "json"]
+    env = {"SESSION_RECALL_EMBEDDER": "none"}
+    fused = json.loads(CliRunner().invoke(main, [*command, QUESTION], env=env).output)
+    with rerank_server(reversing) as (url, received):
+        env |= {
+            "SESSION_RECALL_RERANKER": "endpoint",
+            "SESSION_RECALL_RERANKER_URL": url,
+            "SESSION_RECALL_RERANKER_MODEL": "tiny",
+        }
+        result = CliRunner().invoke(main, [*command, QUESTION], env=env)
+    assert result.exit_code == 0, result.output
+    texts = [hit["text"] for hit in json.loads(result.output)["hits"]]
+    assert texts == [hit["text"] for hit in fused["hits"]][::-1]
+    assert len(received) == 1 and received[0]["model"] == "tiny"
