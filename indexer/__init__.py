@@ -3,6 +3,8 @@
 Library first: `ingest` (NDJSON lines), `Writer` (any events), `Batcher` (merges
 concurrent callers) and `erase` (a scope, with its tombstone) return pydantic models.
 `enrich` adds what an event gains after it is stored: stems, context and vectors.
+`MemoryWriter` keeps a user's memories (with their source events); `Consolidator`
+mines a user's new events into them.
 The CLI (`session-recall ingest|serve|delete|embed`) and the HTTP endpoints are thin
 adapters over them.
 """
@@ -20,6 +22,14 @@ from session_recall.indexer.enrichment import (
     follow,
     pending,
     refused,
+)
+from session_recall.indexer.enrichment.consolidation import ConsolidationSummary, Consolidator
+from session_recall.indexer.enrichment.memories import (
+    MemoriesMissing,
+    MemoryNotFound,
+    MemoryRefused,
+    MemoryWriter,
+    SavedMemory,
 )
 from session_recall.indexer.erasure import (
     ErasurePreview,
@@ -61,6 +71,8 @@ __all__ = [
     "AliasMissing",
     "Batcher",
     "BatchingOptions",
+    "ConsolidationSummary",
+    "Consolidator",
     "DeadLetter",
     "Deadline",
     "Enricher",
@@ -75,12 +87,17 @@ __all__ = [
     "IngestSummary",
     "InvalidEvent",
     "Line",
+    "MemoriesMissing",
+    "MemoryNotFound",
+    "MemoryRefused",
+    "MemoryWriter",
     "Overloaded",
     "Parsed",
     "Position",
     "Refresh",
     "Rejected",
     "RetryPolicy",
+    "SavedMemory",
     "Scope",
     "Status",
     "Submission",

@@ -17,6 +17,7 @@ from session_recall.core.partitions import (
 )
 from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
+from session_recall.indexer.enrichment import memory_erasure
 from session_recall.indexer.enrichment.repair import repair_reaching_before
 from session_recall.indexer.erasure import note_removal
 from session_recall.indexer.errors import AliasMissing
@@ -165,6 +166,9 @@ def prune_partitions(
     delete_partitions(client, indices)
     tombstones.ensure_index(client, alias)
     note_removal(client, alias)
+    ends = [s.partition.end for s in indices if s.partition is not None]
+    if ends:  # every event stamped before the last of them went with them
+        memory_erasure.remove_sourced_before(client, alias, max(ends))
     period = granularity(client, alias)
     if period is not None:
         boundary = partition_of(alias, before, period).start

@@ -79,4 +79,17 @@ def mapping_update() -> dict[str, Any]:
     }
 
 
-__all__ = ["COMPONENTS", "Templates", "index_sort", "index_templates", "mapping_update"]
+def memory_index_body() -> dict[str, Any]:
+    """The memories index's settings and mappings (`memories.json`), as `create` takes them."""
+    found = _load("memories")
+    return {"settings": found["settings"], "mappings": found["mappings"]}
+
+
+__all__ = [
+    "COMPONENTS",
+    "Templates",
+    "index_sort",
+    "index_templates",
+    "mapping_update",
+    "memory_index_body",
+]

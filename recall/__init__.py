@@ -57,6 +57,13 @@ from session_recall.recall.errors import (
     TooManyTerms,
 )
 from session_recall.recall.event_read import EventReader
+from session_recall.recall.memories import (
+    MAX_MEMORY_LIMIT,
+    MAX_MEMORY_PAGE,
+    MemoriesPage,
+    MemoriesResult,
+    MemoriesSearcher,
+)
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
@@ -92,6 +99,8 @@ __all__ = [
     "MAX_CONTEXT",
     "MAX_LIMIT",
     "MAX_LOOKBACK_DAYS",
+    "MAX_MEMORY_LIMIT",
+    "MAX_MEMORY_PAGE",
     "MAX_PAGE_SIZE",
     "MAX_QUERY_CHARS",
     "MAX_TERMS",
@@ -121,6 +130,9 @@ __all__ = [
     "InvalidUntil",
     "LocalReranker",
     "MatchMode",
+    "MemoriesPage",
+    "MemoriesResult",
+    "MemoriesSearcher",
     "MemoryHit",
     "MemoryRequest",
     "MemorySearchResult",

@@ -16,6 +16,7 @@ from session_recall.recall.cross_conversation import CrossConversationSearcher
 from session_recall.recall.cross_conversation_settings import CrossConversationSettings
 from session_recall.recall.cross_session import CrossSessionSearcher
 from session_recall.recall.event_read import EventReader
+from session_recall.recall.memories import MemoriesSearcher
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
@@ -101,6 +102,17 @@ class Searchers:
             recipe=DEFAULT_RECIPE if recipe is None else recipe,
             reranker=self.reranker,
             rerank_candidates=self.rerank_candidates,
+        )
+
+    def memories(self, *, user_id: str) -> MemoriesSearcher:
+        """The user's kept memories (`memories`): search and list."""
+        return MemoriesSearcher(
+            self.client,
+            user_id=user_id,
+            alias=self.alias,
+            embedder=self.embedder,
+            cursor_key=self.cursor_key,
+            search_timeout=self.search_timeout,
         )
 
     def events(self, *, user_id: str) -> EventReader:

@@ -12,7 +12,7 @@ from typing import Any
 from elasticsearch import BadRequestError, Elasticsearch, NotFoundError
 
 from session_recall.core.errors import ErrorKind, SessionRecallError
-from session_recall.core.index_names import bookkeeping_indices, shared_names
+from session_recall.core.index_names import bookkeeping_indices, memory_index, shared_names
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
     DEFAULT_GRANULARITY,
@@ -25,7 +25,8 @@ from session_recall.core.partitions import (
 from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
-from session_recall.mappings import COMPONENTS, index_templates, mapping_update
+from session_recall.indexer.tombstones import create_unless_exists
+from session_recall.mappings import COMPONENTS, index_templates, mapping_update, memory_index_body
 
 
 class InvalidLayout(SessionRecallError):
@@ -182,6 +183,7 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     # the time, and an index made while they run answers "no shard available" to them
     # until its shard starts. It is created once its primary is active.
     tombstones.ensure_index(client, alias)
+    ensure_memory_index(client, alias)
     return SetupResult(
         alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
     )
@@ -189,8 +191,25 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
 
 _ANOTHER_NAME = (
     "Name another alias (--index, SESSION_RECALL_INDEX): no dash before a digit "
-    "(ev_2026 rather than ev-2026), not ending in -tombstones or -leases."
+    "(ev_2026 rather than ev-2026), not ending in -tombstones, -leases, -memories or "
+    "-consolidation."
 )
+
+
+def ensure_memory_index(client: Elasticsearch, alias: str) -> bool:
+    """Create `alias`'s memories index (`mappings/memories.json`) unless it exists, in
+    which case it gains the fields added since; whether it was created."""
+    name, body = memory_index(alias), memory_index_body()
+    if client.indices.exists(index=name):
+        mappings = body["mappings"]
+        client.indices.put_mapping(
+            index=name,
+            properties=mappings["properties"],
+            dynamic_templates=mappings["dynamic_templates"],
+        )
+        return False
+    create_unless_exists(client, name, mappings=body["mappings"], settings=body["settings"])
+    return True
 
 
 def _refuse_foreign_names(client: Elasticsearch, alias: str, *, exists: bool) -> None:

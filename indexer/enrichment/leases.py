@@ -69,7 +69,11 @@ class Leased:
         ttl_s: float = TTL_S,
         clock: Callable[[], float] = time.time,
         holder: str | None = None,
+        work: str = "",
     ) -> None:
+        # `work`: which work the slices are of ("": the enrichment's; "consolidation"):
+        # each has leases and members of its own in the one leases index.
+        self._prefix = f"{work}-" if work else ""
         self._client = client
         self._index = lease_index(alias)
         self._ttl = ttl_s
@@ -128,7 +132,9 @@ class Leased:
             for lease in self._mine.values():
                 self._write(lease, 0.0)
             self._mine, self.held = {}, set()
-            self._heartbeat(-self._ttl)  # a membership that ended: no longer counted
+            # A membership that ended, no longer counted: at once, so that a pass that
+            # starts right after this one's (a one-off run's) takes the whole share.
+            self._heartbeat(-self._ttl, refresh=True)
 
     def _start_renewer(self) -> None:
         if self._renewer is None:
@@ -153,13 +159,15 @@ class Leased:
             except Exception as err:  # a renewal missed: the next one tries again
                 log.debug("renewing the enrichment leases failed: %s", err)
 
-    def _heartbeat(self, now: float) -> None:
-        body = {"kind": "member", "holder": self.holder, "expires": int((now + self._ttl) * 1000)}
-        self._client.index(index=self._index, id=_member_id(self.holder), document=body)
+    def _heartbeat(self, now: float, *, refresh: bool = False) -> None:
+        expires = int((now + self._ttl) * 1000)
+        body = {"kind": f"{self._prefix}member", "holder": self.holder, "expires": expires}
+        self._client.index(index=self._index, id=self._prefix + _member_id(self.holder),
+                           document=body, refresh=refresh)  # fmt: skip
 
     def _members(self, now: float) -> set[str]:
         """The enrichers whose membership has not lapsed (as last refreshed)."""
-        query = {"bool": {"filter": [{"term": {"kind": "member"}},
+        query = {"bool": {"filter": [{"term": {"kind": f"{self._prefix}member"}},
                                      {"range": {"expires": {"gt": int(now * 1000)}}}]}}  # fmt: skip
         hits = self._client.search(
             index=self._index, query=query, size=1000, source_includes=["holder"]
@@ -167,7 +175,7 @@ class Leased:
         return {hit["_source"]["holder"] for hit in hits}
 
     def _read(self) -> list[_Lease]:
-        ids = [_lease_id(k) for k in range(SLICES)]
+        ids = [self._prefix + _lease_id(k) for k in range(SLICES)]
         docs = self._client.mget(index=self._index, ids=ids, realtime=True).body["docs"]
         leases = []
         for k, doc in enumerate(docs):
@@ -182,8 +190,12 @@ class Leased:
     def _write(self, lease: _Lease, expires: float) -> bool:
         """Hold `lease` until `expires` (0: give it back), if nobody wrote it since it was
         read; whether it was written."""
-        body = {"kind": "lease", "holder": self.holder, "expires": int(expires * 1000)}
-        where: dict[str, Any] = {"index": self._index, "id": _lease_id(lease.slice.index)}
+        body = {"kind": f"{self._prefix}lease", "holder": self.holder,
+                "expires": int(expires * 1000)}  # fmt: skip
+        where: dict[str, Any] = {
+            "index": self._index,
+            "id": self._prefix + _lease_id(lease.slice.index),
+        }
         try:
             if lease.seq_no is None:
                 answer = self._client.index(**where, document=body, op_type="create")

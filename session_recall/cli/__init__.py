@@ -32,6 +32,9 @@ COMMANDS: dict[str, _Command] = {
         "memory_search, which visits every partition, searches one segment in each rather "
         "than several.",
     ),
+    "consolidate": _Command(
+        "consolidate", "consolidate", "Mine users' new events into kept memories, with no model."
+    ),
     "delete": _Command("delete", "delete", "Remove every event of a scope."),
     "embed": _Command(
         "embed",
@@ -48,6 +51,11 @@ COMMANDS: dict[str, _Command] = {
         "mcp",
         "Serve the recall tools (cross_session_search and memory_search) over stdio to an "
         "MCP client, bound to one user.",
+    ),
+    "memories": _Command(
+        "memories",
+        "memories",
+        "A user's kept memories: search them by relevance, or list them newest first.",
     ),
     "memory-search": _Command(
         "memory",

@@ -99,6 +99,13 @@ from session_recall.observability.logs import LogFormat
     "reports the lag. With --no-enrich, run `session-recall embed --follow` elsewhere.",
 )  # fmt: skip
 @click.option(
+    "--consolidate/--no-consolidate", default=False, show_default=True,
+    envvar="SESSION_RECALL_CONSOLIDATE",
+    help="Mine users' new events into kept memories in the background, as `session-recall "
+    "consolidate --follow` does (replicas share the work). Off unless the deployment "
+    "chooses a persistent memory.",
+)  # fmt: skip
+@click.option(
     "--metrics/--no-metrics", default=True, show_default=True, envvar="SESSION_RECALL_METRICS",
     help="Keep Prometheus metrics and serve them at GET /metrics.",
 )  # fmt: skip
@@ -119,6 +126,7 @@ def serve(
     refresh: Refresh,
     log_level: str,
     enrich: bool,
+    consolidate: bool,
     idp_jwks_url: str | None,
     idp_issuer: str | None,
     idp_audience: str | None,
@@ -182,6 +190,7 @@ def serve(
         refresh=refresh,
         limits=bounds,
         enrich=enrich,
+        consolidate=consolidate,
         metrics=metrics_for(settings, tools=TOOLS) if metrics else None,
         protect_metrics=protect_metrics,
         tracer=tracing.configure(),

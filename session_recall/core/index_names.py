@@ -2,7 +2,8 @@
 
 An alias `ev` owns `ev-<period>` (its partitions, `ev-2026.07`: `core.partitions`), made
 from a template matching `ev-1*` and `ev-2*`; its bookkeeping indices, `ev-tombstones`
-(erasures) and `ev-leases` (the enrichers' shares); and, made by an earlier release,
+(erasures), `ev-leases` (the enrichers' shares), `ev-memories` (kept memories) and
+`ev-consolidation` (each user's last mining pass); and, made by an earlier release,
 `ev-000001`. Each is the alias's name, a dash, and a suffix that starts with a digit or
 is a bookkeeping one. So another alias can share one of them only if its own name is
 `ev-` followed by such a suffix: `ev-2026`, whose partitions `ev-2026-2026.07` the
@@ -15,7 +16,9 @@ import re
 
 TOMBSTONES = "tombstones"
 LEASES = "leases"
-BOOKKEEPING = (TOMBSTONES, LEASES)
+MEMORIES = "memories"
+CONSOLIDATION = "consolidation"
+BOOKKEEPING = (TOMBSTONES, LEASES, MEMORIES, CONSOLIDATION)
 _DASH_DIGIT = re.compile(r"-[0-9]", re.ASCII)
 
 
@@ -27,8 +30,19 @@ def lease_index(alias: str) -> str:
     return f"{alias}-{LEASES}"
 
 
+def memory_index(alias: str) -> str:
+    """Where `alias`'s kept memories live (`core.kept_memories`)."""
+    return f"{alias}-{MEMORIES}"
+
+
+def consolidation_index(alias: str) -> str:
+    """Where each user's consolidation checkpoints live."""
+    return f"{alias}-{CONSOLIDATION}"
+
+
 def bookkeeping_indices(alias: str) -> list[str]:
-    """The indices of `alias` that hold no events: its tombstones and leases."""
+    """The indices of `alias` that hold no events: its tombstones, leases, memories
+    and consolidation checkpoints."""
     return [f"{alias}-{suffix}" for suffix in BOOKKEEPING]
 
 
@@ -50,10 +64,14 @@ def shared_names(alias: str) -> str | None:
 
 __all__ = [
     "BOOKKEEPING",
+    "CONSOLIDATION",
     "LEASES",
+    "MEMORIES",
     "TOMBSTONES",
     "bookkeeping_indices",
+    "consolidation_index",
     "lease_index",
+    "memory_index",
     "shared_names",
     "tombstone_index",
 ]

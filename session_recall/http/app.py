@@ -51,10 +51,11 @@ def default_groups() -> list[GroupFactory]:
     from session_recall.http.erasure import erasure_group
     from session_recall.http.events import events_group
     from session_recall.http.health import health_group
+    from session_recall.http.kept_memories import memories_group
     from session_recall.http.reads import reads_group
     from session_recall.http.recall import recall_group
 
-    return [health_group, events_group, erasure_group, recall_group, reads_group]
+    return [health_group, events_group, erasure_group, recall_group, reads_group, memories_group]
 
 
 def create_app(
@@ -68,6 +69,7 @@ def create_app(
     refresh: Refresh = "false",
     limits: ServeLimits | None = None,
     enrich: bool = True,
+    consolidate: bool = False,
     metrics: Metrics | None = None,
     protect_metrics: bool = False,
     tracer: Any = None,
@@ -81,7 +83,9 @@ def create_app(
     the OpenAPI document. `refresh="wait_for"` makes `POST /v1/events` answer once the
     events are searchable, unless a request says `?refresh=false`. `limits` bound
     what clients may hold and how long anything may take. With `enrich`, the events
-    endpoint enriches what it stores in the background (`indexer.enrichment`).
+    endpoint enriches what it stores in the background (`indexer.enrichment`); with
+    `consolidate`, users' new events are mined into kept memories in the background
+    (`indexer.enrichment.consolidation`), off by default.
 
     Every answer carries an `X-Request-Id` (`http.observe`). With `metrics`, the groups
     feed them and `GET /metrics` exposes them, open like the probes unless
@@ -108,6 +112,7 @@ def create_app(
         bodies=InflightBytes(limits.max_inflight_bytes),
         refresh=refresh,
         enrich=enrich,
+        consolidate=consolidate,
         metrics=metrics,
     )
     factories = list(default_groups() if groups is None else groups)

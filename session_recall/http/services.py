@@ -38,6 +38,8 @@ class Services:
     write_health: list[Callable[[], "WriteHealth"]] = field(default_factory=list)
     # Whether stored events are enriched in the background (stems, context, vectors).
     enrich: bool = True
+    # Whether users' events are mined into kept memories in the background.
+    consolidate: bool = False
     # The process's metrics (`/metrics`), which route groups feed; None: none kept.
     metrics: Metrics | None = None
 

@@ -12,6 +12,8 @@ placeholders:
 | `{partitions}` | its partitions, as a regular expression       | `session-events-2026.07`     |
 | `{tombstones}` | its tombstone index                          | `session-events-tombstones`  |
 | `{leases}`     | its enrichers' leases                        | `session-events-leases`      |
+| `{memories}`   | its kept memories                            | `session-events-memories`    |
+| `{consolidation}` | each user's consolidation checkpoint      | `session-events-consolidation` |
 
 The partitions are a regular expression rather than `<alias>-*`, which would cover
 the tombstones too (and another alias named `<alias>-x`).
@@ -25,7 +27,12 @@ from typing import Any
 import yaml
 
 from session_recall.core.access import ROLES, Role
-from session_recall.core.index_names import lease_index, tombstone_index
+from session_recall.core.index_names import (
+    consolidation_index,
+    lease_index,
+    memory_index,
+    tombstone_index,
+)
 
 # The roles each command needs, by the CLI's command names (docs/operations.md's table).
 COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
@@ -36,6 +43,8 @@ COMMAND_ROLES: dict[str, tuple[Role, ...]] = {
     "search-session": ("recall",),
     "search-conversations": ("recall",),
     "memory-search": ("recall",),
+    "memories": ("recall",),
+    "consolidate": ("enrich",),
     "sessions": ("recall",),
     "show": ("recall",),
     "show-event": ("recall",),
@@ -83,6 +92,8 @@ def descriptor(alias: str, role: Role) -> dict[str, Any]:
         "{partitions}": _partitions(alias),
         "{tombstones}": tombstone_index(alias),
         "{leases}": lease_index(alias),
+        "{memories}": memory_index(alias),
+        "{consolidation}": consolidation_index(alias),
     }
     definition = _definitions()[role]
     return {

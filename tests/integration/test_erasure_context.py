@@ -24,9 +24,11 @@ from hypothesis import strategies as st
 
 from session_recall.cli import main
 from session_recall.config import Settings
+from session_recall.core.index_names import memory_index
 from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import Event, Scope, Submission, Writer, enrich, erase, tombstones
+from session_recall.indexer.enrichment.memories import MemoryWriter
 from session_recall.indexer.erasure import after_removal, forgetting
 from session_recall.indexer.tombstones import tombstone_index
 from session_recall.recall import Searchers
@@ -41,9 +43,10 @@ MODES = ("keyword", "semantic", "hybrid")
 
 
 def sources(es: Elasticsearch, alias: str) -> str:
-    """Every stored document's `_source`, as one text."""
-    es.indices.refresh(index=alias)
-    hits = es.search(index=alias, size=10_000, query={"match_all": {}})["hits"]["hits"]
+    """Every stored document's `_source`, kept memories' included, as one text."""
+    everything = f"{alias},{memory_index(alias)}"
+    es.indices.refresh(index=everything)
+    hits = es.search(index=everything, size=10_000, query={"match_all": {}})["hits"]["hits"]
     return "\n".join(json.dumps(hit["_source"], ensure_ascii=False) for hit in hits)
 
 
@@ -147,6 +150,8 @@ def scenarios(draw: st.DrawFn) -> tuple[list[Turn], list[tuple]]:
         st.tuples(st.just("store"), st.integers(1, 4)),
         st.tuples(st.just("enrich")),
         st.tuples(st.just("erase"), erasure),
+        # a memory kept from one or two stored turns, which holds their words
+        st.tuples(st.just("remember"), st.integers(0, 50), st.integers(0, 50)),
         # the erasure runs after the pass found its page, or after it read the sessions
         st.tuples(
             st.just("enrich, erasing in flight"), erasure, st.sampled_from(["search", "msearch"])
@@ -190,6 +195,8 @@ def test_no_erased_word_is_findable_whatever_the_order_of_stores_passes_and_eras
     embedder = StaticEmbedder()
     writer = Writer(es, alias)
     waiting, stored, erased = list(order), [], set()
+    memories = MemoryWriter(es, alias, user_id=user, embedder=embedder)
+    kept_from: dict[str, set[Turn]] = {}  # memory id: its source turns
 
     def erasure(kind: str, pick: int) -> None:
         scope, at = _scope(order, stored, kind, pick)
@@ -212,6 +219,13 @@ def test_no_erased_word_is_findable_whatever_the_order_of_stores_passes_and_eras
             enrich(es, alias, embedder)
         elif step[0] == "erase":
             erasure(*step[1])
+        elif step[0] == "remember":
+            present = [t for t in stored if t not in erased]
+            if present:
+                turns = {present[step[1] % len(present)], present[step[2] % len(present)]}
+                statement = "remember " + " and ".join(sorted(t.word for t in turns))
+                ids = [t.event_id for t in turns]
+                kept_from[memories.save_memory(statement, "fact", ids).memory.memory_id] = turns
         else:  # the erasure runs between one of the pass's reads and its write
             hooked = HookedClient(es, after=step[2], hook=lambda s=step: erasure(*s[1]))
             enrich(hooked, alias, embedder)  # type: ignore[arg-type]
@@ -228,6 +242,11 @@ def test_no_erased_word_is_findable_whatever_the_order_of_stores_passes_and_eras
     for turn in kept:  # nothing the erasures did not name is touched
         assert f"keyword:{turn.event_id}" in found_by(searchers, user, turn.word), (turn, steps)
     _assert_contexts_complete(es, alias, kept)
+    es.indices.refresh(index=memory_index(alias))
+    held = es.search(index=memory_index(alias), size=1000, query={"term": {"user_id": user}})
+    left = {hit["_id"] for hit in held["hits"]["hits"]}
+    # A memory goes with any of its sources, and stays while they all do.
+    assert left == {m for m, turns in kept_from.items() if not turns & erased}, steps
 
 
 def _assert_contexts_complete(es: Elasticsearch, alias: str, kept: list[Turn]) -> None:
@@ -282,6 +301,15 @@ def _agents_session(store: Any, user: str) -> Any:
     return SessionRecallSession("chat", user_id=user, store=store)
 
 
+def _remember(es: Elasticsearch, alias: str, word: str) -> None:
+    """A kept memory that holds `word`, of the user of the event whose text has it."""
+    es.indices.refresh(index=alias)
+    [hit] = es.search(index=alias, query={"match": {"text": word}})["hits"]["hits"]
+    user, source = hit["_source"]["user_id"], [hit["_source"]["event_id"]]
+    MemoryWriter(es, alias, user_id=user).save_memory(f"remember {word}", "fact", source)
+    assert word in sources(es, alias)
+
+
 def _after(es: Elasticsearch, alias: str, user: str, session: str, text: str) -> None:
     """A turn of another surface (no item), stored after the session's items."""
     later = Event(event_id="later", user_id=user, session_id=session, type="note", text=text,
@@ -298,6 +326,7 @@ async def test_pop_item_takes_the_items_words_from_the_turns_after_it(
     _after(es, alias, "agents-pop", "chat", "noted, anything else")
     enrich(es, alias, None)
     assert "qzlocker42" in sources(es, alias)  # the note's context holds it
+    _remember(es, alias, "qzlocker42")
     popped = await session.pop_item()
     assert popped is not None and "qzlocker42" in str(popped)
     assert "qzlocker42" not in sources(es, alias)
@@ -310,6 +339,7 @@ async def test_clear_session_leaves_no_word_of_it(es: Elasticsearch, alias: str,
         [{"role": "user", "content": f"step {n} of the plan qzplan{n}x"} for n in range(4)]
     )
     enrich(es, alias, None)
+    _remember(es, alias, "qzplan2x")
     await session.clear_session()
     text = sources(es, alias)
     assert all(f"qzplan{n}x" not in text for n in range(4))
@@ -339,6 +369,7 @@ async def test_adk_delete_memory_takes_the_memorys_words_from_the_memories_after
     await service.add_session_to_memory(session)
     enrich(es, alias, None)
     assert "qzalarm77" in sources(es, alias)
+    _remember(es, alias, "qzalarm77")
     await service.delete_memory(app_name="shop", user_id="ana", memory_id="m-1")
     text = sources(es, alias)
     assert "qzalarm77" not in text and "alarm" not in text
@@ -363,6 +394,8 @@ def test_prune_takes_the_pruned_turns_words_from_the_turns_after_them(
     assert "qzpart0x" in json.dumps(
         es.get(index=f"{alias}-2026.05", id=_id(es, alias, "p3"), routing="pruner")["_source"]
     )
+    for n in (0, 4):  # a memory of a pruned turn, and one of a kept turn
+        _remember(es, alias, f"qzpart{n}x")
     cli = ["--es-url", es_url, "--index", alias, "prune", "--before", "2026-05-01", "--yes"]
     for _ in range(2):
         pruned = CliRunner().invoke(main, cli)

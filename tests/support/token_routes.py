@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from session_recall.core.kept_memories import memory_id
 from session_recall.security.tokens import Action
 from tests.support.ndjson import event
 
@@ -18,6 +19,18 @@ BODY_USERS = frozenset({("post", "/v1/events")})
 # A value for every path parameter but the user's.
 PATH_VALUES = {"session": "s-tok", "contact": "c-tok", "inbox": "i-tok"}
 TOOL_ARGUMENTS = {"innerThought": "recap", "query": "weather"}
+MEMORIES = "/v1/users/{user}/memories"
+RETIRE = "/v1/users/{user}/memories/{memory}/retire"
+
+
+def saved_memory(user: str) -> dict[str, Any]:
+    """The memory the requests save for `user`, from the first event `_event` makes."""
+    return {"statement": "the weather matters", "kind": "fact", "sources": [f"e-tok-{user}-0"]}
+
+
+def _memory_id(user: str) -> str:
+    memory = saved_memory(user)
+    return memory_id(user, memory["kind"], memory["statement"], memory["sources"])
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,8 @@ class Operation:
             return Action.ERASE
         if (self.method, self.path) in BODY_USERS:
             return Action.WRITE
+        if self.method == "post" and self.path in (MEMORIES, RETIRE):
+            return Action.WRITE  # saving and retiring a memory
         if self.method == "get" or "/tools/" in self.path:
             return Action.READ
         raise AssertionError(f"{self.id}: say which action it needs in tests/support")
@@ -43,7 +58,8 @@ class Operation:
         """The operation for `user`: in the path, or in the body (every user of
         `body_users` there, in that order, when given)."""
         # An event of the user's own, as the operations' seed stores it (`_event`).
-        values = {**PATH_VALUES, "user": user, "event": f"e-tok-{user}-1"}
+        values = {**PATH_VALUES, "user": user, "event": f"e-tok-{user}-1",
+                  "memory": _memory_id(user)}  # fmt: skip
         parts = []
         for part in self.path.split("/"):
             if part.startswith("{"):
@@ -57,6 +73,12 @@ class Operation:
             events = [_event(i, who) for i, who in enumerate(users)]
             return Request(self.method, f"{url}?refresh=wait_for", json=events)
         assert "{user}" in self.path, f"{self.id}: names no user; add it to BODY_USERS"
+        if self.path == MEMORIES:
+            if self.method == "post":
+                return Request(self.method, url, json=saved_memory(user))
+            return Request(self.method, f"{url}?q=weather&include_superseded=true")
+        if self.path == RETIRE:
+            return Request(self.method, url, json={"reason": "tested"})
         if self.path.endswith("/cross_conversation_search"):
             url += "?enabled=true"  # off unless the application turns it on
         return Request(self.method, url, json=TOOL_ARGUMENTS if self.method == "post" else None)

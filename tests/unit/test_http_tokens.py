@@ -20,7 +20,7 @@ from session_recall.http import RouteGroup, Services, create_app, default_groups
 from session_recall.http.limits import ServeLimits
 from session_recall.security.tokens import Action, audience_for, issue
 from tests.support.recording import RecordingClient
-from tests.support.token_routes import OPEN, Operation, operations
+from tests.support.token_routes import BODY_USERS, OPEN, Operation, operations
 
 OPERATOR = "operator-token-5e1"
 KEY = "unit-token-key-".ljust(32, "x")
@@ -113,7 +113,7 @@ def test_a_token_for_alice_never_reaches_bob_on_any_route(
 def test_a_body_naming_another_user_is_refused_whole(
     web: TestClient, client: RecordingClient, ops: list[Operation], users, ndjson: bool
 ):
-    [events] = [op for op in ops if op.needs() is Action.WRITE]
+    [events] = [op for op in ops if (op.method, op.path) in BODY_USERS]
     request = events.request("alice", body_users=users)
     answer = (request.ndjson() if ndjson else request).send(web, _token("alice"))
     assert answer.status_code == 403, answer.text
@@ -207,7 +207,7 @@ def test_a_token_for_an_adk_app_reaches_that_apps_user_alone(
     """The ADK memory of ana in tea-shop is stored as user `adk:tea-shop/ana`: the body of
     POST /v1/events names it as it is (a path, percent-encoded: the test below)."""
     token = _token("ana", app="tea-shop")
-    [events] = [op for op in ops if op.needs() is Action.WRITE]
+    [events] = [op for op in ops if (op.method, op.path) in BODY_USERS]
     for user in ("ana", "tea-shop/ana", "adk:other-shop/ana", "adk:tea-shop%2Fana"):
         answer = events.request(user).send(web, token)
         assert answer.status_code == 403, (user, answer.text)
