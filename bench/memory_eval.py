@@ -16,7 +16,8 @@ per category and overall, and each mode's p50 latency.
 With `--weights 0.1,0.2,...`, hybrid mode is also run at each weight of the vector
 list (see `recall.fusion`), and each conversation is scored at the weight the others
 choose (best turn recall@10 over them): leave-one-conversation-out, the weight a model
-would be given without seeing the conversation it is measured on.
+would be given without seeing the conversation it is measured on. `--weights-variant
+NAME` does so with the recipe of a `--variants` entry (`z`, say) instead of the default.
 
 With `--variants`, hybrid mode is also run with each ranking recipe named (see
 `bench.ranking_steps`), each a `+`-joined list of steps:
@@ -31,6 +32,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       (needs --session-vectors; default 0.3)
     ctx / ctx-only                    context vectors beside / instead of the turn's own
                                       (needs --context-vectors REACH)
+    z                                 the two lists fused on z-scores
+                                      (`bench.zscore_fusion`), not min-max
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -140,6 +143,7 @@ def evaluate(
     keep: bool = False,
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
+    weights_variant: str | None = None,
     context_vectors: int = 0,
     session_vectors: bool = False,
     log: Any = print,
@@ -151,7 +155,10 @@ def evaluate(
         client, settings, conversations, keep=keep, context_vectors=context_vectors,
         session_vectors=session_vectors, log=log,
     ) as store:  # fmt: skip
-        return ask(store, conversations, modes, weights=weights, variants=variants, log=log)
+        return ask(
+            store, conversations, modes, weights=weights, variants=variants,
+            weights_variant=weights_variant, log=log,
+        )  # fmt: skip
 
 
 def ask(
@@ -161,11 +168,12 @@ def ask(
     *,
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
+    weights_variant: str | None = None,
     log: Any = print,
 ) -> dict[str, Any]:
     """Every question asked of a stored run in each mode, then in hybrid mode with each
     variant (keyed `hybrid NAME`) and at each weight (`hybrid w=W`, and the weight left
-    one out)."""
+    one out), with the recipe of `weights_variant` when given."""
     results = {mode: score(store.searchers, conversations, mode) for mode in modes}
     for name in variants:
         recipe, weight = variant(name, store.context_model, store.session_model)
@@ -173,7 +181,12 @@ def ask(
             store.searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
         )
     if weights:
-        results.update(leave_one_out(store.searchers, conversations, weights, log))
+        recipe = None
+        if weights_variant is not None:
+            recipe, _ = variant(weights_variant, store.context_model, store.session_model)
+        found = leave_one_out(store.searchers, conversations, weights, log, recipe=recipe)
+        suffix = f" ({weights_variant})" if weights_variant else ""
+        results.update({f"{name}{suffix}": result for name, result in found.items()})
     return results
 
 
@@ -271,13 +284,16 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step == "z" and not numbers:
+            recipe = replace(recipe, zscore=True)
         elif step in ("ctx", "ctx-only") and not numbers:
             if context_model is None:
                 raise ValueError(f"{step!r} needs --context-vectors REACH")
             recipe = replace(recipe, context_model=context_model, context_only=step == "ctx-only")
         else:
             raise ValueError(
-                f"{part!r} is not a step (session, prf, hop, near, svec, ctx, ctx-only, w=, base)"
+                f"{part!r} is not a step "
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, w=, base)"
             )
     return recipe, weight
 
@@ -287,11 +303,16 @@ def leave_one_out(
     conversations: list[locomo.Conversation],
     weights: Sequence[float],
     log: Any,
+    *,
+    recipe: Experiment | None = None,
 ) -> dict[str, Any]:
-    """Hybrid at each weight, then each conversation scored at the weight chosen on
-    the others (best mean turn recall@10)."""
+    """Hybrid at each weight (with `recipe`, None: the default), then each conversation
+    scored at the weight chosen on the others (best mean turn recall@10)."""
     per_weight = {
-        w: {c.id: score(searchers, [c], "hybrid", dense_weight=w) for c in conversations}
+        w: {
+            c.id: score(searchers, [c], "hybrid", dense_weight=w, recipe=recipe)
+            for c in conversations
+        }
         for w in weights
     }
     results: dict[str, Any] = {}
@@ -401,6 +422,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="",
         help="Vector weights for hybrid, comma-separated: each is run, and one is chosen "
         "per conversation leaving it out.",
+    )
+    parser.add_argument(
+        "--weights-variant",
+        default=None,
+        help="--weights: run them with this --variants entry's recipe (e.g. z).",
     )
     parser.add_argument(
         "--context-reach",
@@ -526,7 +552,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with context_reach(args.context_reach), keyword_boosts(boosts):
         results = evaluate(
             client, settings, conversations, modes, keep=args.keep, weights=weights,
-            variants=variants, context_vectors=args.context_vectors,
+            variants=variants, weights_variant=args.weights_variant,
+            context_vectors=args.context_vectors,
             session_vectors=args.session_vectors, log=_to_stderr,
         )  # fmt: skip
     print(f"LoCoMo conversations {','.join(map(str, ids))}, {LIMIT} hits per question:\n")

@@ -12,6 +12,8 @@ bench hands memory_search (`Experiment`, through the hooks of `recall.memory_rec
 - `second_round`, `second_weight`: a second kNN round, its query moved towards the
   stored vectors of the first `second_round` fused hits (`bench.vector_feedback`), its
   list joined to the first vector list.
+- `zscore`: the two lists fused on z-scores rather than min-max normalised scores
+  (`bench.zscore_fusion`).
 - `context_model`: the model id under which each event's vector *with the turns
   before it* is stored; its kNN list is fused with the event's own (`context_only`:
   instead of it).
@@ -28,6 +30,7 @@ from typing import TypeVar
 from bench.expansion import expansion_terms
 from bench.neighbour_scores import with_context
 from bench.vector_feedback import seeded
+from bench.zscore_fusion import zscore_fuse
 from session_recall.core.stems import stems
 from session_recall.embeddings import VECTORS_FIELD, vector_field, vector_key
 from session_recall.recall import transport
@@ -57,6 +60,7 @@ class Experiment(Recipe):
     second_weight: float = 0.5
     context_model: str | None = None
     context_only: bool = False
+    zscore: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -103,6 +107,8 @@ class Experiment(Recipe):
         ranking: Ranking,
     ) -> Step[tuple[list[Fused[Key]], list[list[Body]]]]:
         vector, model = ranking.vector, ranking.model
+        if self.zscore and vector is not None:
+            fused = zscore_fuse(scored(keyword), nearest, dense_weight=ranking.dense_weight)
         if not self.second_round or vector is None or model is None:
             return fused, []
         seeds = [f.key for f in fused[: self.second_round]]

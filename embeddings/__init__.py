@@ -32,6 +32,8 @@ from session_recall.embeddings.errors import (
     EmbeddingError,
 )
 from session_recall.embeddings.isolation import Isolated, embed_isolated
+from session_recall.embeddings.onnx_model import OnnxModel, onnx_model
+from session_recall.embeddings.pooled_http import PooledHttp
 from session_recall.embeddings.static import StaticEmbedder
 from session_recall.embeddings.transformer import TransformerEmbedder
 
@@ -45,10 +47,13 @@ __all__ = [
     "EmbeddingError",
     "EndpointEmbedder",
     "Isolated",
+    "OnnxModel",
+    "PooledHttp",
     "StaticEmbedder",
     "TransformerEmbedder",
     "Vector",
     "embed_isolated",
+    "onnx_model",
     "query_vector",
     "vector_field",
     "vector_key",

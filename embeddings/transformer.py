@@ -20,15 +20,13 @@ The weights are read from the folder `session-recall models fetch` filled (see
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from session_recall.core.errors import ConfigurationError
-from session_recall.core.extras import DISTRIBUTION
 from session_recall.embeddings.embedder import Vector
 from session_recall.embeddings.local_models import LocalModel, installed, model
+from session_recall.embeddings.onnx_model import OnnxModel, onnx_model
 from session_recall.embeddings.pooling import unit_vectors
 
 if TYPE_CHECKING:
@@ -115,7 +113,7 @@ _STORED, _QUESTIONS = "stored", "questions"
 _THREADS = {_STORED: 0, _QUESTIONS: 1}  # 0: onnxruntime's default, one per core
 
 
-def _pooled(loaded: "_Loaded", texts: list[str], spec: LocalModel) -> "NDArray[np.float32]":
+def _pooled(loaded: OnnxModel, texts: list[str], spec: LocalModel) -> "NDArray[np.float32]":
     """Each text's vector before normalising: the mean of its last hidden states over
     its tokens (padding left out), or its first token's."""
     import numpy as np
@@ -135,37 +133,17 @@ def _pooled(loaded: "_Loaded", texts: list[str], spec: LocalModel) -> "NDArray[n
     return summed / np.maximum(weights.sum(axis=1), 1.0)
 
 
-@dataclass(frozen=True)
-class _Loaded:
-    session: Any  # onnxruntime.InferenceSession: thread-safe
-    tokenizer: Any
-    inputs: frozenset[str]
-
-
 @cache
-def _loaded(name: str, folder: Path, role: str) -> _Loaded:
+def _loaded(name: str, folder: Path, role: str) -> OnnxModel:
     """Model `name`'s inference session for `role`, tokenizer and input names, read
     from `folder` once per process and role (the digests are checked then): sessions
     are thread-safe."""
     spec = model(name)
-    try:
-        import onnxruntime
-    except ImportError:
-        raise ConfigurationError(
-            f"The local model {spec.name!r} needs onnxruntime, which is not installed.",
-            hint=f"Install {DISTRIBUTION} again (in its checkout: `pip install -e .`), which "
-            "brings onnxruntime, or set SESSION_RECALL_EMBEDDER=static.",
-        ) from None
-    from tokenizers import Tokenizer
-
     files = installed(spec.name, folder)
-    tokenizer = Tokenizer.from_file(str(files.tokenizer))
-    tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.enable_padding()
-    options = onnxruntime.SessionOptions()
-    options.log_severity_level = 3  # its warnings are about graph fusions, not us
-    options.intra_op_num_threads = _THREADS[role]
-    session = onnxruntime.InferenceSession(
-        str(files.weights), options, providers=["CPUExecutionProvider"]
-    )
-    return _Loaded(session, tokenizer, frozenset(i.name for i in session.get_inputs()))
+    loaded = onnx_model(
+        files.weights, files.tokenizer, threads=_THREADS[role],
+        needed_by=f"The local model {spec.name!r}", otherwise="set SESSION_RECALL_EMBEDDER=static",
+    )  # fmt: skip
+    loaded.tokenizer.enable_truncation(MAX_TOKENS)
+    loaded.tokenizer.enable_padding()
+    return loaded

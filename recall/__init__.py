@@ -82,6 +82,9 @@ from session_recall.recall.memory_search import (
 )
 from session_recall.recall.page import RecallItem, RecallPage
 from session_recall.recall.pager import DEFAULT_PAGE_BYTES, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from session_recall.recall.rerank import RERANK_CANDIDATES, Reranker, RerankFailed
+from session_recall.recall.rerank_endpoint import EndpointReranker
+from session_recall.recall.rerank_local import LocalReranker, add_reranker, installed_reranker
 from session_recall.recall.scope import required
 from session_recall.recall.searchers import Searchers
 from session_recall.recall.session_events import SessionEvents, stored_instants
@@ -102,6 +105,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_TERMS",
     "MAX_TERM_LENGTH",
+    "RERANK_CANDIDATES",
     "SEARCH_MODES",
     "AsyncMemorySearcher",
     "ConflictingPagination",
@@ -111,6 +115,7 @@ __all__ = [
     "CrossSessionSearcher",
     "CursorMismatch",
     "EmptyQuery",
+    "EndpointReranker",
     "EventReader",
     "IndexNotFound",
     "InvalidCursor",
@@ -123,6 +128,7 @@ __all__ = [
     "InvalidSince",
     "InvalidTypes",
     "InvalidUntil",
+    "LocalReranker",
     "MatchMode",
     "MemoriesPage",
     "MemoriesResult",
@@ -135,6 +141,8 @@ __all__ = [
     "RecallError",
     "RecallItem",
     "RecallPage",
+    "RerankFailed",
+    "Reranker",
     "Score",
     "SearchMode",
     "SearchRefused",
@@ -145,8 +153,10 @@ __all__ = [
     "SessionsPage",
     "TermTooLong",
     "TooManyTerms",
+    "add_reranker",
     "default_mode_for",
     "has_word",
+    "installed_reranker",
     "load_cursor_key",
     "memory_user",
     "required",

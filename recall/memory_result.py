@@ -9,7 +9,9 @@ from session_recall.recall.page import RecallItem
 class Score(BaseModel):
     """Where the hit ranked in each list (1 is first; None: not in that list) and its
     fused score, from 0 to 1: each list's score normalised, then weighed (see
-    `recall.fusion`), and in hybrid mode mixed with its session's (`session_scores`)."""
+    `recall.fusion`), and in hybrid mode mixed with its session's (`session_scores`).
+    With a reranker (`recall.rerank`), the hits come in its order; `fused` stays the
+    fused score."""
 
     model_config = ConfigDict(frozen=True)
 

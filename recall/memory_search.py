@@ -18,6 +18,10 @@ look that finds fewer than it asked for (the session's first or last turns, or a
 session that crosses into another period) is sent again to the whole alias, in one
 more `msearch`, so the neighbours are the same either way.
 
+A reranker, when one is configured (`rerank`), orders the best fused hits again
+before they are cut to `limit`; when it fails, they keep the fused order and `notice`
+says so.
+
 When the query cannot be embedded (no embedder, a local model not installed, or it
 fails), the search runs on keywords and the result says so in `notice`: a question
 still gets an answer. When some or all of the events searched lack the model's
@@ -43,14 +47,14 @@ from session_recall.embeddings import (
     vector_field,
 )
 from session_recall.recall import transport
-from session_recall.recall.fusion import combined, dense_weight_for, fuse
+from session_recall.recall.fusion import Fused, combined, dense_weight_for, fuse
 from session_recall.recall.memory_arguments import (
     DEFAULT_CONTEXT,
     DEFAULT_LIMIT,
     MemoryRequest,
     SearchMode,
 )
-from session_recall.recall.memory_plan import Searches, key_of, scored
+from session_recall.recall.memory_plan import Key, Searches, key_of, scored
 from session_recall.recall.memory_query import (
     coverage_bodies,
     event_filters,
@@ -62,6 +66,15 @@ from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Ranking, Recipe
 from session_recall.recall.memory_result import MemoryHit, MemorySearchResult, Score
 from session_recall.recall.page import RecallItem
 from session_recall.recall.query import Body
+from session_recall.recall.rerank import (
+    RERANK_CANDIDATES,
+    Rerank,
+    Reranker,
+    RerankFailed,
+    candidates_of,
+    failed_notice,
+    reranked,
+)
 from session_recall.recall.scope import required
 
 # Each ranking is this deep before fusion, however few hits are asked for: an event
@@ -88,6 +101,8 @@ class MemorySearcher:
         search_timeout: float | None = None,
         dense_weight: float | None = None,
         recipe: Recipe = DEFAULT_RECIPE,
+        reranker: Reranker | None = None,
+        rerank_candidates: int = RERANK_CANDIDATES,
     ) -> None:
         self._client = client
         self._alias = alias
@@ -101,6 +116,9 @@ class MemorySearcher:
             else dense_weight
         )
         self.recipe = recipe
+        # Orders the best `rerank_candidates` fused hits again; None: the fused order.
+        self.reranker = reranker
+        self.rerank_candidates = rerank_candidates
 
     @property
     def default_mode(self) -> SearchMode:
@@ -135,7 +153,7 @@ class MemorySearcher:
     def answer(self, request: MemoryRequest) -> MemorySearchResult:
         """`search` with its arguments already checked (`MemoryRequest.parse`)."""
         vector, notice = self._query_vector(request)
-        return _drive(self._plan(request, vector, notice), self._msearch)
+        return _drive(self._plan(request, vector, notice), self._msearch, self._rerank)
 
     def _plan(
         self, request: MemoryRequest, vector: list[float] | None, notice: str | None
@@ -180,6 +198,7 @@ class MemorySearcher:
         by_key = {key_of(hit): hit for hits in (keyword, *lists, *more) for hit in hits}
         sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
         fused = yield from recipe.sessions(fused, sessions, ranking)
+        fused, notice = yield from self._reranked(text, fused, by_key, notice)
         fused = fused[:limit]
         events = [_item(by_key[f.key]) for f in fused]
         around = yield from self._neighbours(events, [f.key[0] for f in fused], context)
@@ -211,6 +230,34 @@ class MemorySearcher:
         if vector is None:
             return None, "The query has no words to embed; the search ran on keywords only."
         return [float(x) for x in vector], None
+
+    def _reranked(
+        self, text: str, fused: list[Fused[Key]], by_key: dict[Key, Body], notice: str | None
+    ) -> Generator[Rerank, list[float] | RerankFailed, tuple[list[Fused[Key]], str | None]]:
+        """The best fused hits in the reranker's order, or in the fused order and a
+        notice that says why when it failed; the fused order without a reranker."""
+        if self.reranker is None or len(fused) < 2:
+            return fused, notice
+        texts = [str(by_key[f.key].get("_source", {}).get("text") or "") for f in fused]
+        answer = yield Rerank(text, candidates_of(texts, self.rerank_candidates))
+        if isinstance(answer, RerankFailed):
+            failed = failed_notice(self.reranker.name, answer.reason)
+            return fused, failed if notice is None else f"{notice} {failed}"
+        return reranked(fused, answer), notice
+
+    def _rerank(self, request: Rerank) -> list[float] | RerankFailed:
+        """The candidates' scores, or what stopped them (never raised: the search
+        answers either way)."""
+        assert self.reranker is not None
+        try:
+            scores = self.reranker.scores(request.query, request.documents)
+        except RerankFailed as failed:
+            return failed
+        except ConfigurationError as err:  # a local reranker not added, say
+            return RerankFailed(str(err))
+        if len(scores) != len(request.documents):
+            return RerankFailed(f"{len(scores)} scores for {len(request.documents)} texts")
+        return scores
 
     def _neighbours(
         self, events: list[RecallItem], homes: list[str], context: int
@@ -253,15 +300,21 @@ class MemorySearcher:
         return answers
 
 
-_Plan = Generator[Searches, list[Body], MemorySearchResult]
+# The plan yields its searches and, once, its reranking; it is sent their answers.
+_Plan = Generator[Searches | Rerank, Any, MemorySearchResult]
 
 
-def _drive(plan: _Plan, msearch: Callable[[Searches], list[Body]]) -> MemorySearchResult:
-    """Run `plan`, answering each of its `msearch`es with `msearch`."""
+def _drive(
+    plan: _Plan,
+    msearch: Callable[[Searches], list[Body]],
+    rerank: Callable[[Rerank], list[float] | RerankFailed],
+) -> MemorySearchResult:
+    """Run `plan`, answering each of its `msearch`es with `msearch`, its reranking
+    with `rerank`."""
     try:
-        searches = next(plan)
+        asked = next(plan)
         while True:
-            searches = plan.send(msearch(searches))
+            asked = plan.send(msearch(asked) if isinstance(asked, Searches) else rerank(asked))
     except StopIteration as done:
         result: MemorySearchResult = done.value
         return result
@@ -287,9 +340,12 @@ class AsyncMemorySearcher(MemorySearcher):
         vector, notice = await asyncio.to_thread(self._query_vector, request)
         plan = self._plan(request, vector, notice)
         try:
-            searches = next(plan)
+            asked = next(plan)
             while True:
-                searches = plan.send(await self._amsearch(searches))
+                if isinstance(asked, Searches):
+                    asked = plan.send(await self._amsearch(asked))
+                else:  # a local cross-encoder, or an endpoint's call, off the event loop
+                    asked = plan.send(await asyncio.to_thread(self._rerank, asked))
         except StopIteration as done:
             result: MemorySearchResult = done.value
             return result

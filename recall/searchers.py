@@ -21,6 +21,7 @@ from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Recipe
 from session_recall.recall.memory_search import MemorySearcher
 from session_recall.recall.pager import PagerOptions
 from session_recall.recall.partition_map import PartitionMap
+from session_recall.recall.rerank import RERANK_CANDIDATES, Reranker
 from session_recall.recall.session_list import SessionLister
 
 
@@ -37,6 +38,9 @@ class Searchers:
     search_timeout: float | None = None
     # The bytes of a read's page, at most; None: the pager's default (DEFAULT_PAGE_BYTES).
     page_bytes: int | None = None
+    # Orders memory_search's best fused hits again; None: the fused order is the answer.
+    reranker: Reranker | None = None
+    rerank_candidates: int = RERANK_CANDIDATES
 
     @cached_property
     def _partitions(self) -> PartitionMap:
@@ -96,6 +100,8 @@ class Searchers:
             search_timeout=self.search_timeout,
             dense_weight=dense_weight,
             recipe=DEFAULT_RECIPE if recipe is None else recipe,
+            reranker=self.reranker,
+            rerank_candidates=self.rerank_candidates,
         )
 
     def memories(self, *, user_id: str) -> MemoriesSearcher:

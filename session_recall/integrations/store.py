@@ -48,6 +48,7 @@ from session_recall.recall import (
     SessionEvents,
     stored_instants,
 )
+from session_recall.rerankers import reranker_for
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,7 @@ class EventStore:
         # An endpoint's tries end within half the store's deadline: the write, and its
         # refresh, have the other half (an outage of the embedder stores without vectors).
         self.embedder = embedder_for(settings, within_s=timeout / 2)
+        self.reranker = reranker_for(settings)
         self._writers = threading.local()
 
     def _writer(self) -> Writer:
@@ -124,6 +126,7 @@ class EventStore:
         _ENRICHERS.leave(self)
         self.client.close()
         _close(self.embedder)
+        _close(self.reranker)
 
     def forget(self, user_id: str, ids: Collection[str]) -> None:
         """Rebuild, without them, the contexts that hold the events `ids` (`_id`s) of
@@ -300,6 +303,8 @@ class EventStore:
             "alias": self.alias,
             "embedder": self.embedder,
             "search_timeout": self.timeout,
+            "reranker": self.reranker,
+            "rerank_candidates": self.settings.reranker_candidates,
         }
 
 

@@ -5,6 +5,7 @@ from elasticsearch import Elasticsearch
 from session_recall.config import Settings
 from session_recall.embedders import embedder_for
 from session_recall.recall import Searchers
+from session_recall.rerankers import reranker_for
 
 
 def searchers_for(
@@ -23,4 +24,6 @@ def searchers_for(
         embedder=embedder_for(settings),
         search_timeout=search_timeout,
         page_bytes=page_bytes,
+        reranker=reranker_for(settings),
+        rerank_candidates=settings.reranker_candidates,
     )

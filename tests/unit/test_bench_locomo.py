@@ -1,6 +1,7 @@
 """The LoCoMo reader and its scores, on a small conversation of our own in LoCoMo's
 format (the real data states no licence and is never in the repository)."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ from hypothesis import strategies as st
 
 from bench import locomo
 from bench.memory_eval import alias_for, main, variant
+from bench.ranking_steps import DEFAULT_EXPERIMENT
+from bench.zscore_fusion import zscore_fuse, zscored
 from session_recall.core.index_names import shared_names
 
 FIXTURE = Path(__file__).parent.parent / "support" / "data" / "locomo"
@@ -76,6 +79,7 @@ def test_each_variant_names_its_ranking_steps_and_a_wrong_one_is_refused(capsys)
     defaults, _ = variant("session+prf", None)
     assert (defaults.session_weight, defaults.session_top, defaults.expansion_terms) == (0.3, 3, 10)
     assert variant("near:0.4", None)[0].vector_context == 0.4
+    assert variant("z+w=0.4", None) == (replace(DEFAULT_EXPERIMENT, zscore=True), 0.4)
     assert variant("svec:0.2", None, "e5+session")[0].session_model == "e5+session"
     context, _ = variant("ctx-only", "e5+ctx3")
     assert context.context_model == "e5+ctx3" and context.context_only
@@ -112,3 +116,15 @@ def test_flags_that_do_not_go_together_are_a_usage_error(
         main(["--locomo", str(FIXTURE), "--conversations", "7", *flags])
     assert refused.value.code == 2
     assert said in capsys.readouterr().err
+
+
+def test_zscore_fusion_standardises_each_list_and_puts_a_missing_hit_at_its_lists_floor():
+    keyword = [("a", 10.0), ("b", 6.0), ("c", 2.0)]
+    vector = [("c", 0.9), ("d", 0.8), ("a", 0.1)]
+    fused = {f.key: f.score for f in zscore_fuse(keyword, vector, dense_weight=0.5)}
+    z = 1.5**0.5  # the z of 10, 6 and 2: +1.22, 0, -1.22
+    assert fused["a"] == pytest.approx(0.5 * z + 0.5 * zscored(vector)["a"])
+    # b is in no vector hit: it counts the vector list's lowest z, a's.
+    assert fused["b"] == pytest.approx(0.5 * 0.0 + 0.5 * zscored(vector)["a"])
+    assert fused["d"] == pytest.approx(0.5 * -z + 0.5 * zscored(vector)["d"])
+    assert zscored([("x", 3.0), ("y", 3.0)]) == {"x": 0.0, "y": 0.0}
