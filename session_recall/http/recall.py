@@ -10,6 +10,10 @@ them. The answer is the tool output a model reads (`text/plain`), or with
     POST /v1/contacts/{contact}/inboxes/{inbox}/tools/cross_conversation_search
          ?current_session=S&enabled=true&lookback_days=90
     POST /v1/users/{user}/tools/memory_search?mode=keyword|semantic|hybrid
+    POST /v1/users/{user}/tools/recall_memories?mode=keyword|semantic|hybrid
+
+(Saving and retiring a memory are writes: `POST /v1/users/{user}/memories`,
+`http.kept_memories`.)
 """
 
 from collections.abc import Callable
@@ -49,6 +53,7 @@ from session_recall.tools import (
     cross_conversation_tool,
     cross_session_tool,
     memory_tool,
+    recall_memories_tool,
 )
 from session_recall.tools.searchers import searchers_for
 
@@ -124,6 +129,18 @@ ENDPOINTS: dict[str, Endpoint] = {
         "memory_search",
         MemoryOptions,
         lambda s, p, o, b: memory_tool(s.memory(user_id=p["user"]), mode=o.mode, bounds=b),
+    ),
+    # The user's current memories first; their turns too when the model asks (`turns`),
+    # from the same user's memory_search, in `mode`.
+    "/v1/users/{user}/tools/recall_memories": Endpoint(
+        "recall_memories",
+        MemoryOptions,
+        lambda s, p, o, b: recall_memories_tool(
+            s.memories(user_id=p["user"]),
+            turns=s.memory(user_id=p["user"]),
+            mode=o.mode,
+            bounds=b,
+        ),
     ),
 }
 # Tool arguments are a few short strings; innerThought can run long, not megabytes.

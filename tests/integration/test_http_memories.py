@@ -148,3 +148,36 @@ def test_sources_and_memories_of_another_user_are_refused(web: TestClient, alias
     assert "Oracle" in web.get("/v1/users/bob/memories", headers=AUTH).text
     bad = web.get("/v1/users/alice/memories?kind=opinion", headers=alice)
     assert bad.status_code == 422 and "opinion" in bad.text
+
+
+def test_recall_memories_as_a_tool_answers_the_current_memory_for_its_user_alone(
+    web: TestClient, alias: str
+) -> None:
+    """The tool endpoint (`/tools/recall_memories`) gives a model's answer, as the other
+    tools' endpoints do: for agents in other languages (the Spring AI module)."""
+    for user, source, statement in (
+        ("alice", "alice-2", "Billing uses MySQL."),
+        ("bob", "bob-1", "Billing uses Oracle."),
+    ):
+        saved = web.post(
+            f"/v1/users/{user}/memories",
+            headers=AUTH,
+            json={"statement": statement, "kind": "decision", "sources": [source]},
+        )
+        assert saved.status_code == 201, saved.text
+    tool = "/v1/users/alice/tools/recall_memories"
+    answer = web.post(
+        tool, headers=AUTH, json={"innerThought": "t", "query": "which database for billing"}
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/plain")
+    assert "Billing uses MySQL." in answer.text and "Oracle" not in answer.text
+    # A model's mistake is the line it reads; another user's token gets nothing of alice.
+    wrong = web.post(
+        tool, headers=AUTH, json={"innerThought": "t", "query": "billing", "kinds": ["mood"]}
+    )
+    assert wrong.status_code == 422 and wrong.text.startswith("Error: "), wrong.text
+    refused = web.post(
+        tool, headers=_token(alias, "bob"), json={"innerThought": "t", "query": "billing"}
+    )
+    assert refused.status_code == 403 and "MySQL" not in refused.text

@@ -19,6 +19,9 @@ BODY_USERS = frozenset({("post", "/v1/events")})
 # A value for every path parameter but the user's.
 PATH_VALUES = {"session": "s-tok", "contact": "c-tok", "inbox": "i-tok"}
 TOOL_ARGUMENTS = {"innerThought": "recap", "query": "weather"}
+# recall_memories answers from the memories, which the requests save only later: its
+# turns (the events' text) are what it finds of the user's before then.
+EXTRA_ARGUMENTS = {"/v1/users/{user}/tools/recall_memories": {"turns": 3}}
 MEMORIES = "/v1/users/{user}/memories"
 RETIRE = "/v1/users/{user}/memories/{memory}/retire"
 
@@ -81,7 +84,8 @@ class Operation:
             return Request(self.method, url, json={"reason": "tested"})
         if self.path.endswith("/cross_conversation_search"):
             url += "?enabled=true"  # off unless the application turns it on
-        return Request(self.method, url, json=TOOL_ARGUMENTS if self.method == "post" else None)
+        arguments = TOOL_ARGUMENTS | EXTRA_ARGUMENTS.get(self.path, {})
+        return Request(self.method, url, json=arguments if self.method == "post" else None)
 
 
 @dataclass(frozen=True)
