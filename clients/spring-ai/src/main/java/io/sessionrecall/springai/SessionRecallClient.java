@@ -36,6 +36,8 @@ public final class SessionRecallClient {
 			new Operation("POST", "/v1/users/{user}/sessions/{session}/tools/conversation_search",
 					List.of("page_size")),
 			new Operation("POST", "/v1/users/{user}/tools/memory_search", List.of()),
+			new Operation("POST", "/v1/users/{user}/tools/recall_memories", List.of()),
+			new Operation("POST", "/v1/users/{user}/memories", List.of()),
 			new Operation("GET", "/v1/users/{user}/sessions", List.of("cursor")),
 			new Operation("GET", "/v1/users/{user}/sessions/{session}/events", List.of("cursor")),
 			new Operation("POST", "/v1/events", List.of("refresh")),
@@ -105,6 +107,30 @@ public final class SessionRecallClient {
 	/** {@code memory_search}: the user's events by meaning. */
 	public String memorySearch(String user, String arguments) {
 		return tool(path("/v1/users/{user}/tools/memory_search", user), null, arguments);
+	}
+
+	/** {@code recall_memories}: the user's current kept memories by relevance, and turns when asked. */
+	public String recallMemories(String user, String arguments) {
+		return tool(path("/v1/users/{user}/tools/recall_memories", user), null, arguments);
+	}
+
+	/**
+	 * Saves a kept memory of the user ({@code statement}, {@code kind}, {@code sources}:
+	 * event ids of the user's own, ...): the sidecar's answer (the memory, whether it is
+	 * new, what it superseded) as JSON, or an {@code Error: ...} line a model can act on
+	 * when the memory is refused (an unknown source, say).
+	 */
+	public String saveMemory(String user, String memory) {
+		HttpResponse<String> response = send("POST", path("/v1/users/{user}/memories", user), memory,
+				"application/json");
+		int status = response.statusCode();
+		if (status == 200 || status == 201) {
+			return response.body();
+		}
+		if (status >= 400 && status < 500 && status != 401 && status != 403) {
+			return "Error: " + message(response.body(), status);
+		}
+		throw failure(response);
 	}
 
 	/** Every session id of the user, in session id order. */

@@ -40,6 +40,11 @@ class OpenApiContractTest {
 		check(document, "/v1/users/{user}/sessions/{session}/tools/conversation_search",
 				ToolCallbacks.from(ConversationSearchTools.create(Sidecar.operator(), "x"))[0].getToolDefinition()
 					.inputSchema());
+		for (var tool : ToolCallbacks.from(KeptMemoryTools.create(Sidecar.operator(), "x"))) {
+			String path = tool.getToolDefinition().name().equals("recall_memories")
+					? "/v1/users/{user}/tools/recall_memories" : "/v1/users/{user}/memories";
+			check(document, path, tool.getToolDefinition().inputSchema());
+		}
 	}
 
 	private static void check(JsonNode document, String path, String toolSchema) {
