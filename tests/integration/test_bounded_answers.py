@@ -16,6 +16,7 @@ from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.recall import Searchers
+from session_recall.recall.adk_scope import memory_user
 from session_recall.tools import (
     conversation_tool,
     cross_session_tool,
@@ -42,7 +43,7 @@ def stored(es: Elasticsearch, es_url: str, module_alias: str, tmp_path_factory) 
               timestamp=f"2026-03-01T10:00:{i:02d}Z")
         for i in range(10)
     ] + [
-        event(f"adk-{i}", user_id="app/zoe", session_id="s-adk", text=TEXT,
+        event(f"adk-{i}", user_id=memory_user("app", "zoe"), session_id="s-adk", text=TEXT,
               timestamp=f"2026-03-01T11:00:{i:02d}Z")
         for i in range(3)
     ]  # fmt: skip
