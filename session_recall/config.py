@@ -12,6 +12,7 @@ from session_recall.core.errors import ConfigurationError
 from session_recall.core.index_names import ALIAS_RULE, alias_problem
 from session_recall.core.key_file import configured_key, kept_key, read_key
 from session_recall.embeddings.endpoint import DEFAULT_MAX_CHARS
+from session_recall.indexer.enrichment.model_miner import DEFAULT_MINER_TIMEOUT_S
 from session_recall.recall.cursor_key import load_cursor_key
 from session_recall.recall.rerank import RERANK_CANDIDATES
 from session_recall.recall.rerank_endpoint import DEFAULT_RERANK_TIMEOUT_S
@@ -150,6 +151,18 @@ class Settings(BaseSettings):
         default=RERANK_CANDIDATES, ge=2, le=100, alias="SESSION_RECALL_RERANKER_CANDIDATES"
     )
 
+    # What `consolidate` and `serve --consolidate` mine with (see `session_recall.miners`):
+    # the built-in English miner by default, or a model behind an OpenAI-compatible
+    # chat-completions endpoint with JSON-schema output.
+    miner: Literal["builtin", "model"] = Field(default="builtin", alias="SESSION_RECALL_MINER")
+    miner_url: str | None = Field(default=None, alias="SESSION_RECALL_MINER_URL")
+    miner_model: str | None = Field(default=None, alias="SESSION_RECALL_MINER_MODEL")
+    miner_api_key: SecretStr | None = Field(default=None, alias="SESSION_RECALL_MINER_API_KEY")
+    # One request's deadline, in seconds: past it, the turns wait for the next pass.
+    miner_timeout: float = Field(
+        default=DEFAULT_MINER_TIMEOUT_S, gt=0, le=600, alias="SESSION_RECALL_MINER_TIMEOUT"
+    )
+
     # Each secret may come from a file instead (`<VARIABLE>_FILE`, as Docker's secrets
     # give them): a command line, which every local account can read, never needs one.
     # Read once, here (`_secrets_from_files`); the path is not kept.
@@ -170,6 +183,9 @@ class Settings(BaseSettings):
     )
     reranker_api_key_secret_file: Path | None = Field(
         default=None, alias="SESSION_RECALL_RERANKER_API_KEY_FILE"
+    )
+    miner_api_key_secret_file: Path | None = Field(
+        default=None, alias="SESSION_RECALL_MINER_API_KEY_FILE"
     )
 
     @model_validator(mode="before")
@@ -253,6 +269,12 @@ class Settings(BaseSettings):
                 "SESSION_RECALL_RERANKER=endpoint needs the endpoint's URL and model.",
                 hint="Set SESSION_RECALL_RERANKER_URL (e.g. http://127.0.0.1:8080/v1) and "
                 "SESSION_RECALL_RERANKER_MODEL.",
+            )
+        if self.miner == "model" and not (self.miner_url and self.miner_model):
+            raise ConfigurationError(
+                "SESSION_RECALL_MINER=model needs the chat-completions endpoint's URL and model.",
+                hint="Set SESSION_RECALL_MINER_URL (e.g. http://127.0.0.1:8000/v1) and "
+                "SESSION_RECALL_MINER_MODEL, or unset SESSION_RECALL_MINER for the built-in miner.",
             )
         _identity_provider(self)
         problem = alias_problem(self.index)

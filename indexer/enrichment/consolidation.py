@@ -17,6 +17,12 @@ checkpoint) still gives one memory.
 
 An event stored late, stamped before a slice's checkpoint, is not mined: the pass is
 the periodic `since` pass of a background agent.
+
+With a `ModelMiner` (SESSION_RECALL_MINER=model) the user turns go to a model instead,
+a batch at a time, with the user's nearest current memories; the operations it returns
+(add, supersede, retire), checked first (`mining_answer`), are applied through the same
+writer, origin "model NAME". When the model fails, the user's checkpoint stays before
+the batch: its turns are mined again next pass, and the summary says why.
 """
 
 import contextlib
@@ -43,7 +49,15 @@ from session_recall.indexer.enrichment.memories import (
     MemoryWriter,
     SourceEvent,
 )
-from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Turn, mine
+from session_recall.indexer.enrichment.miner import (
+    MINER_VERSION,
+    USER_TYPES,
+    Candidate,
+    Turn,
+    mine,
+)
+from session_recall.indexer.enrichment.mining_answer import MinerFailed, Retire, Supersede
+from session_recall.indexer.enrichment.model_miner import ModelMiner
 from session_recall.indexer.enrichment.slices import Slice, slices_query
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
 from session_recall.indexer.retry import RetryPolicy, call_with_retries
@@ -74,14 +88,20 @@ Position = tuple[int, str]  # an event's timestamp (epoch nanoseconds) and event
 
 class ConsolidationSummary(BaseModel):
     """Counts of a pass: users looked at, events mined, memories saved (new ones),
-    superseded, and candidates whose source was erased meanwhile."""
+    superseded, retired, candidates whose source was erased meanwhile; with a model,
+    the operations it returned that were not valid (dropped), and the users whose
+    new events it failed to mine (`model_failed`, the last cause in `model_failure`)."""
 
     users: int = 0
     events: int = 0
     candidates: int = 0
     saved: int = 0
     superseded: int = 0
+    retired: int = 0
     refused: int = 0
+    dropped: int = 0
+    model_failed: int = 0
+    model_failure: str | None = None
     interrupted: bool = False
 
     def line(self) -> str:
@@ -89,8 +109,20 @@ class ConsolidationSummary(BaseModel):
             f"{self.events} new event(s) of {self.users} user(s) mined: "
             f"{self.saved} memory(ies) kept, {self.superseded} superseded"
         )
+        if self.retired:
+            text += f", {self.retired} retired"
         if self.refused:
             text += f", {self.refused} dropped (a source was erased meanwhile)"
+        if self.dropped:
+            text += (
+                f", {self.dropped} operation(s) of the model dropped (not valid for the "
+                "turns and memories it was given)"
+            )
+        if self.model_failed:
+            text += (
+                f"; the model miner failed for {self.model_failed} user(s) "
+                f"({self.model_failure}): their new events are left for the next pass"
+            )
         if self.interrupted:
             text += "; stopped before the end (run it again to go on)"
         return text + "."
@@ -109,8 +141,10 @@ class Consolidator:
         page_size: int = DEFAULT_PAGE,
         leases: Leased | None = None,
         stop: threading.Event | None = None,
+        miner: ModelMiner | None = None,
     ) -> None:
         self._client = client
+        self._miner = miner  # None: the built-in miner
         self._alias = alias
         self._embedder = embedder
         self._page = page_size
@@ -174,24 +208,76 @@ class Consolidator:
 
     def _user_pass(self, user: str, held: tuple[Slice, ...], summary: ConsolidationSummary) -> None:
         positions, version = self._checkpoint(user)
+        origin = ORIGIN if self._miner is None else self._miner.origin
         writer = MemoryWriter(
-            self._client, self._alias, user_id=user, embedder=self._embedder, origin=ORIGIN
+            self._client, self._alias, user_id=user, embedder=self._embedder, origin=origin
         )
-        current = self._current(user)
-        for hits in self._new_events(user, held, positions):
-            summary.events += len(hits)
-            by_event = {str(h["_source"]["event_id"]): h for h in hits}
-            for candidate in mine([_turn(h) for h in hits]):
-                summary.candidates += 1
-                self._keep(writer, candidate, by_event, current, summary)
-            for hit in hits:
-                slot = hit["_source"].get("slot")
-                piece = _ALL[0] if slot is None else _slice_of(int(slot))
-                positions[str(piece.index)] = [int(hit["sort"][0]), str(hit["sort"][1])]
-            version = self._save_checkpoint(user, positions, version)
-            if self._stopped():
-                summary.interrupted = True
-                return
+        current = self._current(user) if self._miner is None else []
+        for page in self._new_events(user, held, positions):
+            for hits in self._batches(page):
+                by_event = {str(h["_source"]["event_id"]): h for h in hits}
+                if self._miner is None:
+                    for candidate in mine([_turn(h) for h in hits]):
+                        summary.candidates += 1
+                        self._keep(writer, candidate, by_event, current, summary)
+                else:
+                    try:
+                        self._apply_model(self._miner, writer, by_event, summary)
+                    except MinerFailed as err:
+                        # The checkpoint stays before this batch: mined again next pass.
+                        summary.model_failed += 1
+                        summary.model_failure = str(err)
+                        log.warning("the model miner failed (%s); its turns wait", err)
+                        return
+                summary.events += len(hits)
+                for hit in hits:
+                    slot = hit["_source"].get("slot")
+                    piece = _ALL[0] if slot is None else _slice_of(int(slot))
+                    positions[str(piece.index)] = [int(hit["sort"][0]), str(hit["sort"][1])]
+                version = self._save_checkpoint(user, positions, version)
+                if self._stopped():
+                    summary.interrupted = True
+                    return
+
+    def _batches(self, page: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+        """The page whole for the built-in miner; a model's requests, a batch each."""
+        size = len(page) if self._miner is None else self._miner.batch_size
+        for start in range(0, len(page), max(size, 1)):
+            yield page[start : start + size]
+
+    def _apply_model(
+        self,
+        miner: ModelMiner,
+        writer: MemoryWriter,
+        by_event: dict[str, dict[str, Any]],
+        summary: ConsolidationSummary,
+    ) -> None:
+        """The model's operations on the batch's user turns, through the writer."""
+        turns = [_turn(h) for h in by_event.values() if h["_source"].get("type") in USER_TYPES]
+        if not turns:
+            return
+        found = miner.operations(writer.user_id, turns)
+        summary.dropped += found.dropped
+        for operation in found.operations:
+            summary.candidates += 1
+            try:
+                if isinstance(operation, Retire):
+                    writer.retire_memory(operation.memory_id, operation.reason)
+                    summary.retired += 1
+                    continue
+                replaced = operation.memory_id if isinstance(operation, Supersede) else None
+                saved = writer.save_resolved(
+                    operation.statement, operation.kind,
+                    [_source(by_event[e]) for e in dict.fromkeys(operation.sources)],
+                    supersedes=replaced, subject=operation.subject,
+                )  # fmt: skip
+            except MemoryRefused as err:
+                summary.refused += 1
+                log.info("a memory the model mined was not kept: %s", err)
+                continue
+            if saved.created:
+                summary.saved += 1
+                summary.superseded += len(saved.superseded)
 
     def _keep(
         self,

@@ -34,7 +34,9 @@ COMMANDS: dict[str, _Command] = {
         "than several.",
     ),
     "consolidate": _Command(
-        "consolidate", "consolidate", "Mine users' new events into kept memories, with no model."
+        "consolidate",
+        "consolidate",
+        "Mine users' new events into kept memories (with no model, by default).",
     ),
     "delete": _Command("delete", "delete", "Remove every event of a scope."),
     "embed": _Command(

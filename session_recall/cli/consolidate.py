@@ -1,6 +1,7 @@
 """`session-recall consolidate`: mine users' new events into kept memories."""
 
 import signal
+import sys
 import threading
 
 import click
@@ -13,6 +14,7 @@ from session_recall.indexer.enrichment.consolidation import (
     follow,
 )
 from session_recall.indexer.enrichment.leases import Leased
+from session_recall.miners import miner_for
 
 
 @click.command("consolidate")
@@ -31,7 +33,7 @@ from session_recall.indexer.enrichment.leases import Leased
 def consolidate(
     app: AppContext, user: str | None, all_users: bool, keep_following: bool, poll: float
 ) -> None:
-    """Mine users' new events into kept memories, with no model.
+    """Mine users' new events into kept memories (with no model, by default).
 
     Reads the events stored since the user's last pass (a checkpoint kept in
     Elasticsearch per user), finds decisions, corrections, explicit requests ("please
@@ -39,6 +41,11 @@ def consolidate(
     a memory naming its source events; a newer one on the same subject supersedes the
     older, which stays as history. A second pass with nothing new adds nothing.
     Several consolidators on one alias share the work by leases.
+
+    With SESSION_RECALL_MINER=model (and SESSION_RECALL_MINER_URL, _MODEL), the user's
+    turns go to a chat-completions endpoint with JSON-schema output instead, with the
+    user's nearest current memories; what it returns is checked before it is written.
+    When the model fails, the turns wait for the next pass and the exit code is 1.
 
     \b
     Examples:
@@ -52,12 +59,14 @@ def consolidate(
         raise click.UsageError("Give --user U, or --all-users, or --follow.")
     client, alias = app.client, app.settings.index
     stop = threading.Event()
+    embedder = embedder_for(app.settings)
     consolidator = Consolidator(
         client,
         alias,
-        embedder=embedder_for(app.settings),
+        embedder=embedder,
         leases=Leased(client, alias, work="consolidation"),
         stop=stop,
+        miner=miner_for(app.settings, client, embedder=embedder),
     )
     if keep_following:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -73,6 +82,9 @@ def consolidate(
     finally:
         consolidator.leave()
     click.echo(summary.line())
+    if summary.model_failed:
+        # A scheduled pass shows as failed; what it saved stays saved.
+        sys.exit(1)
 
 
 def _report(summary: ConsolidationSummary) -> None:

@@ -32,6 +32,7 @@ from session_recall.http.services import RouteGroup, Services
 from session_recall.indexer.enrichment.consolidation import Consolidator, in_background
 from session_recall.indexer.enrichment.leases import Leased
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
+from session_recall.miners import miner_for
 from session_recall.recall import MemoriesPage, MemoriesResult
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for
@@ -175,6 +176,7 @@ def memories_group(services: Services) -> RouteGroup:
         consolidator = Consolidator(
             writes.client, settings.index, embedder=embedder,
             leases=Leased(writes.client, settings.index, work="consolidation"),
+            miner=miner_for(settings, writes.client, embedder=embedder),
         )  # fmt: skip
         with in_background(consolidator):
             yield
