@@ -1,13 +1,10 @@
 """What the reranker's tests build themselves: a tiny cross-encoder exported to ONNX
 with its tokenizer, and a `/rerank` server run in a thread of the test's process."""
 
-import json
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.support.json_server import json_server
 
 # The tiny cross-encoder's words, and each one's weight: a pair's logit is the sum of
 # its tokens' weights, so a text scores by how often it names "apple" (and loses by
@@ -68,11 +65,6 @@ def tiny_cross_encoder(folder: Path, *, with_type_ids: bool = True) -> tuple[Pat
     return model_path, tokenizer_path
 
 
-# A handler's answer to one request's JSON body: its status and its body (bytes as
-# they are; anything else as JSON).
-Answer = Callable[[dict[str, Any]], tuple[int, Any]]
-
-
 def reversing(body: dict[str, Any]) -> tuple[int, Any]:
     """Scores the documents in the reverse of the order they came in."""
     count = len(body["documents"])
@@ -81,35 +73,5 @@ def reversing(body: dict[str, Any]) -> tuple[int, Any]:
     return 200, {"results": results}
 
 
-@contextmanager
-def rerank_server(answer: Answer) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A `/rerank` server on a free local port, answering with `answer`; yields its
-    base URL and the bodies it was sent."""
-    received: list[dict[str, Any]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            body = json.loads(self.rfile.read(length))
-            received.append({"path": self.path, **body})
-            status, payload = answer(body)
-            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+# The `/rerank` server of these tests: a JSON server as any endpoint's test starts one.
+rerank_server = json_server
