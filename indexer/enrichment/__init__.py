@@ -27,7 +27,9 @@ One concern a module:
 - `follower`: pass after pass (`follow`, `Enricher`); `slices` and `leases`: how
   enrichers share an alias; `calls`: how it calls Elasticsearch;
 - kept memories: `miner` (statements worth keeping, from user turns), `subjects` (what
-  a statement is about), `superseding` (which of them a later one replaces).
+  a statement is about), `superseding` (which of them a later one replaces);
+  `model_miner` (the same from a chat-completions endpoint, off by default), with
+  `mining_request` (what it sends) and `mining_answer` (what it takes back).
 
 Everything else that an event gains later belongs in a module of its own here.
 """

@@ -5,6 +5,7 @@ otherwise, and a failing model leaves the user's checkpoint before the unmined t
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from elasticsearch import Elasticsearch
+from starlette.testclient import TestClient
 
 from session_recall.cli import main
+from session_recall.config import Settings
+from session_recall.http import create_app
 from session_recall.indexer import MemoryWriter
 from tests.support.json_server import json_server
 from tests.support.ndjson import write_ndjson
@@ -232,3 +236,29 @@ def test_the_model_miner_is_refused_without_its_url(es_url: str, alias: str) -> 
     assert result.exit_code != 0
     assert "SESSION_RECALL_MINER=model needs" in result.output, result.output
     assert "SESSION_RECALL_MINER_URL" in result.output and "Traceback" not in result.output
+
+
+def test_serve_mines_in_the_background_with_the_configured_model(settings: Settings) -> None:
+    def answer(body: dict[str, Any]) -> tuple[int, Any]:
+        turns = _shown(body)["turns"]
+        return _completion(
+            [_add(f"Mined by the model from {t['id']}.", "fact", [t["id"]]) for t in turns]
+        )
+
+    events = [e for e in FIRST if e["user_id"] == "alice"]
+    with json_server(answer) as (url, received):
+        configured = settings.with_overrides(miner="model", miner_url=url, miner_model=MODEL)
+        with TestClient(create_app(configured, enrich=False, consolidate=True)) as web:
+            assert web.post("/v1/events?refresh=wait_for", json=events).status_code == 200
+            deadline = time.monotonic() + 60
+            while True:
+                found = web.get("/v1/users/alice/memories").json()["memories"]
+                if len(found) == 2:
+                    break
+                assert time.monotonic() < deadline, f"mined so far: {found}"
+                time.sleep(0.2)
+    assert sorted((m["statement"], m["origin"]) for m in found) == [
+        ("Mined by the model from alice-1.", f"model {MODEL}"),
+        ("Mined by the model from alice-3.", f"model {MODEL}"),
+    ]
+    assert received and all(r["model"] == MODEL for r in received)
