@@ -5,7 +5,6 @@ otherwise, and a failing model leaves the user's checkpoint before the unmined t
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from session_recall.config import Settings
 from session_recall.http import create_app
 from session_recall.indexer import MemoryWriter
 from tests.support.json_server import json_server
+from tests.support.memories import mined_memories
 from tests.support.ndjson import write_ndjson
 
 pytestmark = pytest.mark.integration
@@ -250,13 +250,7 @@ def test_serve_mines_in_the_background_with_the_configured_model(settings: Setti
         configured = settings.with_overrides(miner="model", miner_url=url, miner_model=MODEL)
         with TestClient(create_app(configured, enrich=False, consolidate=True)) as web:
             assert web.post("/v1/events?refresh=wait_for", json=events).status_code == 200
-            deadline = time.monotonic() + 60
-            while True:
-                found = web.get("/v1/users/alice/memories").json()["memories"]
-                if len(found) == 2:
-                    break
-                assert time.monotonic() < deadline, f"mined so far: {found}"
-                time.sleep(0.2)
+            found = mined_memories(web, "alice", 2)
     assert sorted((m["statement"], m["origin"]) for m in found) == [
         ("Mined by the model from alice-1.", f"model {MODEL}"),
         ("Mined by the model from alice-3.", f"model {MODEL}"),

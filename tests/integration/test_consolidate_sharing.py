@@ -2,7 +2,6 @@
 mines in the background only when asked (`--consolidate`)."""
 
 import threading
-import time
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -15,6 +14,7 @@ from session_recall.http import create_app
 from session_recall.indexer import Event, Submission, Writer
 from session_recall.indexer.enrichment.consolidation import ConsolidationSummary, Consolidator
 from session_recall.indexer.enrichment.leases import Leased
+from tests.support.memories import mined_memories
 
 pytestmark = pytest.mark.integration
 
@@ -78,12 +78,6 @@ def test_serve_mines_in_the_background_only_when_asked(
         assert web.post("/v1/events?refresh=wait_for", json=events).status_code == 200
         assert web.get("/v1/users/alice/memories").json()["memories"] == []
     with TestClient(create_app(settings, enrich=False, consolidate=True)) as web:
-        deadline = time.monotonic() + 60
-        while True:
-            found = web.get("/v1/users/alice/memories").json()["memories"]
-            if len(found) == 3:
-                break
-            assert time.monotonic() < deadline, f"mined so far: {found}"
-            time.sleep(0.2)
+        found = mined_memories(web, "alice", 3)
     assert sorted(m["sources"][0] for m in found) == ["alice-0", "alice-1", "alice-2"]
     assert {m["kind"] for m in found} == {"instruction"}
