@@ -88,5 +88,5 @@ def consolidate(
 
 
 def _report(summary: ConsolidationSummary) -> None:
-    if summary.events:
+    if summary.events or summary.model_failed:
         click.echo(summary.line(), err=True)
