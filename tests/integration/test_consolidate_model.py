@@ -119,6 +119,10 @@ def test_the_models_add_supersede_and_retire_are_kept_with_their_sources(
         first = _cli(es_url, alias, url, "consolidate", "--all-users")
         assert first.exit_code == 0, first.output
         assert "4 new event(s) of 2 user(s) mined: 2 memory(ies) kept" in first.output
+        assert [[t["id"] for t in _shown(r)["turns"]] for r in received] == [
+            ["alice-1", "alice-3"],
+            ["bob-1"],
+        ]
 
         _ingest(es_url, alias, tmp_path / "later.ndjson", LATER)
         later = _cli(es_url, alias, url, "consolidate", "--user", "alice")
