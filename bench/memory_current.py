@@ -1,4 +1,4 @@
-""""What is the current X" on a real node: the labelled set of kept memories stored,
+""" "What is the current X" on a real node: the labelled set of kept memories stored,
 consolidated and asked through the memories search, as a user's agent would ask.
 
     export ELASTICSEARCH_URL=$(session-recall node start | tail -n1)
@@ -151,9 +151,7 @@ def store_and_consolidate(
     return seconds
 
 
-def ask(
-    client: Elasticsearch, alias: str, split: Split, embedder: Embedder | None
-) -> list[Asked]:
+def ask(client: Elasticsearch, alias: str, split: Split, embedder: Embedder | None) -> list[Asked]:
     """Each question through its user's memories search: the first memory returned."""
     asked = []
     for question in split.questions:
