@@ -274,6 +274,6 @@ def test_an_erasure_during_a_live_ingest_leaves_nothing_of_the_user(
 
 
 def test_erasing_from_a_missing_alias_says_so(es_url: str):
-    code, output = _cli(es_url, "t-no-such-alias-7b1e", "delete", "--user", "u")
+    code, output = _cli(es_url, "t-no-such-alias_7b1e", "delete", "--user", "u")
     assert code == 3, output  # not set up
     assert "is not an alias" in output

@@ -140,10 +140,10 @@ def test_stdin_is_read_with_a_dash(es: Elasticsearch, es_url: str, alias: str, t
 def test_a_missing_alias_stops_the_run_with_the_next_step(es_url: str, tmp_path: Path):
     source = write_ndjson(tmp_path / "events.ndjson", [event(1)])
     code, output = _ingest(
-        es_url, "t-no-such-alias-3f9c", str(source), "--dead-letter", str(tmp_path / "d")
+        es_url, "t-no-such-alias_3f9c", str(source), "--dead-letter", str(tmp_path / "d")
     )
     assert code == 3, output  # not set up; 1 would claim lines were dead-lettered
-    assert "session-recall --index t-no-such-alias-3f9c setup" in output
+    assert "session-recall --index t-no-such-alias_3f9c setup" in output
 
 
 def test_documents_elasticsearch_refuses_go_to_the_dead_letter_and_the_rest_is_stored(
