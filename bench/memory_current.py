@@ -17,6 +17,11 @@ Once every session is mined, each question is asked through `MemoriesSearcher.se
 (`session-recall memories search --user U QUESTION`): it is answered when the first
 memory returned is the expected one, the current memory mined from the turn that last
 stated X (its sources name that turn, its kind is the label's).
+
+`--similarity` looks instead (no node) at whether vector similarity could join subjects
+that share no word, as superseding might: the cosine of each pair of one user's
+memories of the same kind whose subject keys share no word, those on one labelled
+topic marked, best first.
 """
 
 import argparse
@@ -31,7 +36,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench.memory_mining import SPLITS, Question, Split, load
+from bench.memory_mining import SPLITS, Question, Split, all_memories, load
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.kept_memories import Memory
@@ -206,13 +211,64 @@ def measure_splits(
     return [measure(client, name, embedder, log=log) for name in names]
 
 
+@dataclass(frozen=True)
+class Pair:
+    cosine: float
+    same_topic: bool
+    newer: str
+    older: str
+
+
+def _unit(vector: Any) -> list[float]:
+    values = [float(v) for v in vector]
+    norm = sum(v * v for v in values) ** 0.5 or 1.0
+    return [v / norm for v in values]
+
+
+def similarity_pairs(name: str, embedder: Embedder) -> list[Pair]:
+    """Pairs of one user's memories (mined offline, `memory_mining`) of the same kind
+    whose subject keys share no word, with their statements' cosine, best first."""
+    split = load(name)
+    topic = {(label.event_id, label.kind): label.topic for label in split.labels}
+    pairs = []
+    for memories in all_memories(split).values():
+        vectors = embedder.embed([m.statement for m in memories])
+        for i, newer in enumerate(memories):
+            for j, older in enumerate(memories[:i]):
+                keys = [set((m.subject or "").replace("|", " ").split()) for m in (newer, older)]
+                a, b = vectors[i], vectors[j]
+                if newer.kind != older.kind or not all(keys) or keys[0] & keys[1]:
+                    continue
+                if a is None or b is None:
+                    continue
+                cosine = sum(x * y for x, y in zip(_unit(a), _unit(b), strict=True))
+                same = topic.get((newer.sources[0], newer.kind)) == topic.get(
+                    (older.sources[0], older.kind)
+                )
+                pairs.append(Pair(cosine, same, newer.statement, older.statement))
+    return sorted(pairs, key=lambda p: -p.cosine)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=SPLITS, default="dev")
     parser.add_argument("--es-url", default=None, help="default: ELASTICSEARCH_URL")
     parser.add_argument("--keep", action="store_true", help="keep the alias afterwards")
+    parser.add_argument(
+        "--similarity", action="store_true", help="statement cosines across subjects (no node)"
+    )
     args = parser.parse_args(argv)
     settings = Settings() if args.es_url is None else Settings(ELASTICSEARCH_URL=args.es_url)
+    if args.similarity:
+        embedder = embedder_for(settings)
+        if embedder is None:
+            raise SystemExit("--similarity needs an embedder: set SESSION_RECALL_EMBEDDER.")
+        pairs = similarity_pairs(args.split, embedder)
+        shown = [p for p in pairs[:10]] + [p for p in pairs[10:] if p.same_topic]
+        for pair in shown:
+            mark = "same topic" if pair.same_topic else "          "
+            print(f"{pair.cosine:.3f} {mark} {pair.newer!r} / {pair.older!r}")
+        return 0
     client = make_client(settings, request_timeout=120)
     result = measure(client, args.split, embedder_for(settings), keep=args.keep)
     print(

@@ -54,3 +54,17 @@ def test_the_report_carries_the_search_figure_and_its_misses():
     assert memory_mining.kept_section(text) == text
     bare = memory_mining.report([memory_mining.evaluate("dev")])
     assert "was not measured in this run" in bare
+
+
+def test_similarity_pairs_are_one_kind_with_subjects_sharing_no_word_best_first():
+    from bench.memory_current import similarity_pairs
+    from session_recall.embeddings import StaticEmbedder
+
+    pairs = similarity_pairs("dev", StaticEmbedder())
+    assert pairs and [p.cosine for p in pairs] == sorted((p.cosine for p in pairs), reverse=True)
+    together = {(p.newer, p.older) for p in pairs if p.same_topic}
+    assert (
+        "Use Chicago style, the journal changed its rules",
+        "Use APA 7 for citations",
+    ) in together
+    assert not any("MySQL" in p.newer and "PostgreSQL" in p.older for p in pairs)  # one subject
