@@ -31,12 +31,11 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench.memory_mining import SPLITS, Question, Split, all_memories, load
+from bench.memory_mining import SPLITS, Question, Split, all_memories, load, sessions
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.kept_memories import Memory
@@ -111,13 +110,6 @@ def _event(user: str, turn: Turn) -> Event:
             "text": turn.text,
         }
     )
-
-
-def sessions(turns: Sequence[Turn]) -> Iterator[list[Turn]]:
-    """A user's turns a session at a time, in time order."""
-    ordered = sorted(turns, key=lambda t: (t.timestamp, t.event_id))
-    for _, session in groupby(ordered, key=lambda t: t.session_id):
-        yield list(session)
 
 
 @contextmanager

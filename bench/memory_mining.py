@@ -26,7 +26,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import groupby
@@ -150,13 +150,19 @@ def load(name: str) -> Split:
     return Split(name, turns, labels, questions)
 
 
+def sessions(turns: Sequence[Turn]) -> Iterator[list[Turn]]:
+    """A user's turns a session at a time, in time order: what each pass mines."""
+    ordered = sorted(turns, key=lambda t: (t.timestamp, t.event_id))
+    for _, session in groupby(ordered, key=lambda t: t.session_id):
+        yield list(session)
+
+
 def consolidate(user: str, turns: Sequence[Turn]) -> list[Memory]:
     """One user's memories after one mining pass per session, in time order."""
     memories: list[Memory] = []
     stamps = {turn.event_id: turn.timestamp for turn in turns}
-    ordered = sorted(turns, key=lambda t: (t.timestamp, t.event_id))
-    for _, session in groupby(ordered, key=lambda t: t.session_id):
-        for candidate in mine(list(session)):
+    for session in sessions(turns):
+        for candidate in mine(session):
             current = [
                 Current(m.memory_id, m.kind, m.subject, m.statement, m.valid_from)
                 for m in memories
