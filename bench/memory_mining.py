@@ -2,7 +2,9 @@
 
     python -m bench.memory_mining                       # the dev split
     python -m bench.memory_mining --split held_out      # checked on, never tuned on
-    python -m bench.memory_mining --report BENCHMARKS.md  # both splits, into the report
+    python -m bench.memory_mining --report BENCHMARKS.md  # both splits, into the report,
+                                                        # with bench.memory_current's
+                                                        # figure (ELASTICSEARCH_URL)
 
 No Elasticsearch: each conversation of the split (`bench/data/memories/`, its README
 says the format) is one user. Its sessions are mined one pass each, in time order, as
@@ -24,17 +26,20 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import groupby
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from bench import sections
 from session_recall.indexer.enrichment import subjects
 from session_recall.indexer.enrichment.miner import MINER_VERSION, Candidate, Kind, Turn, mine
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
+
+if TYPE_CHECKING:
+    from bench.memory_current import Searched
 
 DATA = Path(__file__).parent / "data" / "memories"
 SPLITS = ("dev", "held_out")
@@ -145,13 +150,19 @@ def load(name: str) -> Split:
     return Split(name, turns, labels, questions)
 
 
+def sessions(turns: Sequence[Turn]) -> Iterator[list[Turn]]:
+    """A user's turns a session at a time, in time order: what each pass mines."""
+    ordered = sorted(turns, key=lambda t: (t.timestamp, t.event_id))
+    for _, session in groupby(ordered, key=lambda t: t.session_id):
+        yield list(session)
+
+
 def consolidate(user: str, turns: Sequence[Turn]) -> list[Memory]:
     """One user's memories after one mining pass per session, in time order."""
     memories: list[Memory] = []
     stamps = {turn.event_id: turn.timestamp for turn in turns}
-    ordered = sorted(turns, key=lambda t: (t.timestamp, t.event_id))
-    for _, session in groupby(ordered, key=lambda t: t.session_id):
-        for candidate in mine(list(session)):
+    for session in sessions(turns):
+        for candidate in mine(session):
             current = [
                 Current(m.memory_id, m.kind, m.subject, m.statement, m.valid_from)
                 for m in memories
@@ -314,7 +325,28 @@ def turns_per_second(names: Sequence[str] = SPLITS, *, rounds: int = 20) -> floa
     return len(turns) / best
 
 
-def report(results: Sequence[Result]) -> str:
+def _searched_lines(searched: Sequence["Searched"]) -> list[str]:
+    if not searched:
+        return ["The search's figure (`bench.memory_current`) was not measured in this run.", ""]
+    model = ", ".join(sorted({s.model for s in searched}))
+    shares = ", ".join(f"{s.split} {s.answered}/{s.questions} ({s.share:.2f})" for s in searched)
+    kept = "; ".join(f"{s.split} {s.memories} ({s.current} current)" for s in searched)
+    return [
+        "On a real node (`bench.memory_current`): each conversation stored as one user's "
+        "events on an alias of its own, session after session, each followed by a "
+        "`consolidate` pass over that user (`Consolidator.run`), then each question asked "
+        f"through the memories search (`memories search`, statements and questions embedded "
+        f"with {model}). Memories kept: {kept}. Questions whose first hit is the expected "
+        f"current memory: {shares}. Missed, with what came first:",
+        "",
+        *(f"- {s.split}: {miss}" for s in searched for miss in s.misses),
+        "",
+        "    python -m bench.memory_current --split dev",
+        "",
+    ]
+
+
+def report(results: Sequence[Result], searched: Sequence["Searched"] = ()) -> str:
     sizes = "; ".join(
         f"{r.split}: {r.turns} turns ({r.user_turns} the user's), {r.labels} labelled memories, "
         f"{r.questions} questions"
@@ -349,6 +381,8 @@ def report(results: Sequence[Result]) -> str:
             "and their subjects:",
             "",
             *(f"- {r.split}: {miss}" for r in results for miss in r.misses),
+            "",
+            *_searched_lines(searched),
             END,
             "",
         ]
@@ -379,14 +413,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=SPLITS, default="dev")
     parser.add_argument("--report", type=Path, help="write both splits' section into this file")
     parser.add_argument("--show", action="store_true", help="print every memory mined")
+    parser.add_argument("--es-url", default=None, help="the node for --report's search figure")
+    parser.add_argument(
+        "--no-search", action="store_true", help="--report without the search's figure (no node)"
+    )
     args = parser.parse_args(argv)
     if args.report is not None:
         results = [evaluate(name) for name in SPLITS]
+        searched: list[Searched] = []
+        if not args.no_search:
+            from bench.memory_current import measure_splits  # it imports this module
+            from session_recall.config import Settings
+
+            settings = (
+                Settings() if args.es_url is None else Settings(ELASTICSEARCH_URL=args.es_url)
+            )
+            searched = measure_splits(settings)
         document = args.report.read_text(encoding="utf-8") if args.report.exists() else ""
-        args.report.write_text(replace_section(document, report(results)), encoding="utf-8")
+        section = report(results, searched)
+        args.report.write_text(replace_section(document, section), encoding="utf-8")
         for result in results:
             print(f"{result.split}:")
             _print(result)
+        for found in searched:
+            print(f"{found.split} search: {found.answered}/{found.questions} ({found.share:.2f})")
         return 0
     result = evaluate(args.split)
     if args.show:

@@ -5,8 +5,9 @@ events' searches) and routed to its shard, so another user's memory is never rea
 Current memories only, unless `include_superseded` (then the history comes after the
 current ones). `search` runs keywords (the statement's words and stems, BM25) and,
 with an embedder, the statement vectors nearest the query's, in one `msearch`, fused
-as memory_search fuses (`fusion`). `list` pages newest first with `search_after` and
-a signed cursor.
+as memory_search fuses (`fusion`), then ordered by `memory_order`: current memories
+whose subject the question names raised, the newest of them first. `list` pages
+newest first with `search_after` and a signed cursor.
 
     searcher = MemoriesSearcher(client, user_id="alice", alias="session-events",
                                 embedder=embedder, cursor_key=key)
@@ -30,6 +31,7 @@ from session_recall.recall.arguments import has_word, no_word
 from session_recall.recall.cursor import CursorCodec, CursorState
 from session_recall.recall.errors import InvalidLimit, InvalidQuery, InvalidTypes, QueryTooLong
 from session_recall.recall.fusion import dense_weight_for, fuse
+from session_recall.recall.memory_order import ordered
 from session_recall.recall.query import SortPosition
 from session_recall.recall.scope import SearchScope, binding, required
 
@@ -181,9 +183,9 @@ class MemoriesSearcher:
         scored = [[(str(h["_id"]), float(h.get("_score") or 0.0)) for h in r] for r in rankings]
         fused = fuse(scored[0], scored[1] if len(scored) > 1 else [],
                      dense_weight=dense_weight_for(model))  # fmt: skip
-        found = [Memory.from_source(by_id[f.key]["_source"]) for f in fused]
-        # History after what holds now: a superseded memory never outranks its successor.
-        found = [m for m in found if m.current] + [m for m in found if not m.current]
+        # What the question names the subject of first, newest first; history last.
+        found = ordered(query, [(Memory.from_source(by_id[f.key]["_source"]), f.score)
+                                for f in fused])  # fmt: skip
         mode = "hybrid" if len(bodies) > 1 else "keyword"
         return MemoriesResult(memories=found[:limit], mode=mode, notice=notice)
 

@@ -40,3 +40,31 @@ def test_current_memories_are_per_user_and_never_superseded():
     for user, kept in memories.items():
         assert kept and all(m.current and m.user == user for m in kept)
         assert all(source.startswith(f"{user}-") for m in kept for source in m.sources)
+
+
+def test_the_report_carries_the_search_figure_and_its_misses():
+    from bench.memory_current import Asked, Searched
+
+    split = memory_mining.load("dev")
+    asked = [Asked(q, None) for q in split.questions[:2]]
+    searched = Searched("dev", "static-model", 68, 56, asked, 1.0)
+    text = memory_mining.report([memory_mining.evaluate("dev")], [searched])
+    assert "Questions whose first hit is the expected current memory: dev 0/2 (0.00)" in text
+    assert f"- dev: {asked[0].miss()}" in text
+    assert memory_mining.kept_section(text) == text
+    bare = memory_mining.report([memory_mining.evaluate("dev")])
+    assert "was not measured in this run" in bare
+
+
+def test_similarity_pairs_are_one_kind_with_subjects_sharing_no_word_best_first():
+    from bench.memory_current import similarity_pairs
+    from session_recall.embeddings import StaticEmbedder
+
+    pairs = similarity_pairs("dev", StaticEmbedder())
+    assert pairs and [p.cosine for p in pairs] == sorted((p.cosine for p in pairs), reverse=True)
+    together = {(p.newer, p.older) for p in pairs if p.same_topic}
+    assert (
+        "Use Chicago style, the journal changed its rules",
+        "Use APA 7 for citations",
+    ) in together
+    assert not any("MySQL" in p.newer and "PostgreSQL" in p.older for p in pairs)  # one subject
