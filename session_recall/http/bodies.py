@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from session_recall.core import strict_json
 from session_recall.error_policy import RETRY_AFTER_S
 from session_recall.http.errors import json_error
 from session_recall.http.memory import give_back
@@ -25,7 +26,7 @@ GIVE_BACK_AFTER_BYTES = 16 * MIB
 class BodyRefused(Exception):
     """The body was not taken: too large, too slow, or no room for it now."""
 
-    def __init__(self, status: int, message: str, hint: str, *, retry: bool = False) -> None:
+    def __init__(self, status: int, message: str, hint: str | None, *, retry: bool = False) -> None:
         super().__init__(message)
         self.status, self.message, self.hint, self.retry = status, message, hint, retry
 
@@ -138,6 +139,40 @@ async def read_body(
     finally:
         if held:
             await budget.release(held)
+
+
+def content_type(request: Request) -> str:
+    """The request's media type, lowercase, without its parameters."""
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+async def read_json(
+    request: Request,
+    *,
+    what: str,
+    limit: int,
+    budget: InflightBytes,
+    timeout: float,
+    room_wait: float,
+    smaller: str,
+) -> object:
+    """The body as JSON (`strict_json`), read within `read_body`'s bounds, which it
+    holds only while it parses. Raises `BodyRefused`, as `read_body` does, and also 415
+    for another content type than application/json (`what`: what the caller should
+    send, "the tool arguments"), and 400 for a body that is not JSON."""
+    kind = content_type(request)
+    if kind != "application/json":
+        raise BodyRefused(
+            415, f"Unsupported content type {kind!r}.", f"Send {what} as application/json."
+        )
+    async with read_body(
+        request, limit=limit, budget=budget, timeout=timeout, room_wait=room_wait,
+        smaller=smaller,
+    ) as body:  # fmt: skip
+        try:
+            return strict_json.loads(body or b"null")
+        except strict_json.InvalidJson as err:
+            raise BodyRefused(400, f"The body is not valid JSON: {err}.", None) from None
 
 
 def _content_length(request: Request) -> int | None:

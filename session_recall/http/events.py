@@ -28,7 +28,7 @@ from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.enrichers import enricher_for
 from session_recall.http.auth import FORBIDDEN, Needs, grant_of, refuse_other_users
-from session_recall.http.bodies import BodyRefused, read_body
+from session_recall.http.bodies import BodyRefused, content_type, read_body
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.memory import give_back
 from session_recall.http.openapi import ref
@@ -157,7 +157,7 @@ def events_group(
         if isinstance(options, Response):
             return options
         refresh = options.refresh or services.refresh
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        kind = content_type(request)
         if kind not in NDJSON_TYPES and kind != "application/json":
             return json_error(
                 415,

@@ -19,11 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.kept_memories import MAX_REASON_CHARS, Memory, MemoryKind
 from session_recall.http.auth import FORBIDDEN, Needs
-from session_recall.http.bodies import BodyRefused, read_body
+from session_recall.http.bodies import BodyRefused, read_json
 from session_recall.http.errors import error_response, error_spec, json_error
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
@@ -104,21 +103,14 @@ def memories_group(services: Services) -> RouteGroup:
 
     def body_of(model: type[BaseModel]) -> Callable[[Request], Awaitable[BaseModel | Response]]:
         async def parse(request: Request) -> BaseModel | Response:
-            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if kind != "application/json":
-                return json_error(415, f"Unsupported content type {kind!r}.",
-                                  "Send the memory as application/json.")  # fmt: skip
             try:
-                async with read_body(
-                    request, limit=MAX_BODY_BYTES, budget=services.bodies,
+                data = await read_json(
+                    request, what="the memory", limit=MAX_BODY_BYTES, budget=services.bodies,
                     timeout=limits.body_timeout, room_wait=limits.write_deadline,
                     smaller="Send one short memory.",
-                ) as body:  # fmt: skip
-                    data = strict_json.loads(body or b"null")
+                )  # fmt: skip
             except BodyRefused as refused:
                 return refused.response()
-            except strict_json.InvalidJson as err:
-                return json_error(400, f"The body is not valid JSON: {err}.")
             try:
                 return model.model_validate(data)
             except ValidationError as err:

@@ -24,12 +24,11 @@ from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from session_recall.core import strict_json
 from session_recall.core.errors import ErrorKind, SessionRecallError
 from session_recall.error_policy import answer, tool_text
 from session_recall.http.auth import FORBIDDEN, Needs
-from session_recall.http.bodies import BodyRefused, read_body
-from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec, json_error
+from session_recall.http.bodies import BodyRefused, read_json
+from session_recall.http.errors import ERROR_SCHEMA, error_response, error_spec
 from session_recall.http.openapi import path_parameters, query_parameters, ref
 from session_recall.http.paths import route
 from session_recall.http.query import read_query
@@ -180,27 +179,18 @@ def recall_group(services: Services) -> RouteGroup:
             options = read_query(request, spec.options)
             if isinstance(options, Response):
                 return options
-            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if kind != "application/json":
-                return json_error(
-                    415,
-                    f"Unsupported content type {kind!r}.",
-                    "Send the tool arguments as application/json.",
-                )
             try:
-                async with read_body(
+                arguments = await read_json(
                     request,
+                    what="the tool arguments",
                     limit=MAX_BODY_BYTES,
                     budget=services.bodies,
                     timeout=limits.body_timeout,
                     room_wait=limits.read_deadline,
                     smaller="Send only the tool arguments.",
-                ) as body:
-                    arguments = strict_json.loads(body or b"null")
+                )
             except BodyRefused as refused:
                 return refused.response()
-            except strict_json.InvalidJson as err:
-                return json_error(400, f"The body is not valid JSON: {err}.")
             try:
                 tool = spec.bind(searchers, request.path_params, options, bounds)
             except SessionRecallError as err:  # the application's options, not the model's
