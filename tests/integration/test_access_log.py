@@ -8,10 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
-from session_recall.cli import main
 from tests.support.serve import serving
+from tests.support.tokens import issue_token
 
 pytestmark = pytest.mark.integration
 
@@ -22,16 +21,6 @@ OTHER_SESSION = "sess-heronlatch"
 EVENTS = ("evt-vermilionax", "evt-cobaltwisp", "evt-saffronkeel")
 CONTACT = "ctc-pelicandrum"
 INBOX = "ibx-gannetspire"
-
-
-def _issue(home: Path, alias: str) -> str:
-    done = CliRunner().invoke(
-        main,
-        ["--index", alias, "tokens", "issue", "--user", USER, "--can", "read,erase"],
-        env={"SESSION_RECALL_HOME": str(home)},
-    )
-    assert done.exit_code == 0, done.output
-    return done.stdout.strip().splitlines()[-1]
 
 
 def _events() -> list[dict[str, object]]:
@@ -54,7 +43,13 @@ def test_access_lines_name_routes_and_request_ids_never_ids_nor_tokens(
     es_url: str, alias: str, tmp_path: Path
 ):
     operator = f"operator-{secrets.token_hex(12)}"
-    jwt = _issue(tmp_path / "home", alias)
+    jwt = issue_token(
+        {"SESSION_RECALL_HOME": str(tmp_path / "home"), "SESSION_RECALL_INDEX": alias},
+        "--user",
+        USER,
+        "--can",
+        "read,erase",
+    )
     # Served at serve's default level, info, with stdout (uvicorn's access lines) kept.
     with serving(
         es_url=es_url, alias=alias, folder=tmp_path, token=operator, log_level="info",

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
-from session_recall.cli import main
 from session_recall.node import wait_until
 from tests.support.ndjson import event
 from tests.support.serve import serving
+from tests.support.tokens import issue_token
 
 pytestmark = pytest.mark.integration
 
@@ -27,23 +26,21 @@ SESSION = "sess-quillmoor"
 EVENT_IDS = ("evt-tansyreef", "evt-marlinspike")
 
 
-def _issue(home: Path, alias: str, user: str) -> str:
-    done = CliRunner().invoke(
-        main,
-        ["--index", alias, "tokens", "issue", "--user", user, "--can", "read", "--ttl", "1h"],
-        env={"SESSION_RECALL_HOME": str(home)},
-    )
-    assert done.exit_code == 0, done.output
-    return done.stdout.strip().splitlines()[-1]
-
-
 def test_json_log_lines_hold_the_request_id_and_no_secret_nor_words(
     es_url: str, alias: str, tmp_path: Path
 ):
     operator = f"operator-{secrets.token_hex(12)}"
     api_key = f"apikey-{secrets.token_hex(12)}"
     wrong = f"wrong-{secrets.token_hex(12)}"
-    user_token = _issue(tmp_path / "home", alias, USER)
+    user_token = issue_token(
+        {"SESSION_RECALL_HOME": str(tmp_path / "home"), "SESSION_RECALL_INDEX": alias},
+        "--user",
+        USER,
+        "--can",
+        "read",
+        "--ttl",
+        "1h",
+    )
     env = {"SESSION_RECALL_LOG_FORMAT": "json", "ELASTICSEARCH_API_KEY": api_key}
     with serving(
         es_url=es_url, alias=alias, folder=tmp_path, token=operator, log_level="info", env=env,

@@ -27,6 +27,7 @@ from tests.support.ndjson import stored
 from tests.support.recording import RecordingClient
 from tests.support.serve import Served, serving
 from tests.support.token_routes import BODY_USERS, MEMORIES, Operation, operations
+from tests.support.tokens import issue_token
 
 pytestmark = pytest.mark.integration
 
@@ -141,26 +142,12 @@ def served(
         "SESSION_RECALL_IDP_AUDIENCE": AUDIENCE,
         "SESSION_RECALL_IDP_MAX_TTL": "7200",  # the provider's tokens: two hours at most
     }
-    issued = _issue(env, "--user", "alice", "--can", "read,write")
+    issued = issue_token(env, "--user", "alice", "--can", "read,write")
     with serving(
         es_url=es_url, alias=module_alias, folder=folder, token=OPERATOR, log_level="debug",
         env=env, stdout_too=True,
     ) as served:  # fmt: skip
         yield served, issued
-
-
-def _issue(env: dict[str, str], *args: str) -> str:
-    import os
-
-    done = subprocess.run(
-        ["session-recall", "tokens", "issue", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
 
 
 def _post(served: Served, path: str, token: str) -> httpx.Response:

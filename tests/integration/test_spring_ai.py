@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.elasticsearch import REPO
 from tests.support.serve import Served, serving
+from tests.support.tokens import issue_token
 
 pytestmark = pytest.mark.integration
 
@@ -46,25 +47,13 @@ def _maven() -> tuple[str, dict[str, str]]:
     return mvn, dict(os.environ)
 
 
-def _issue(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        ["session-recall", "tokens", "issue", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def sidecar(
     es_url: str, module_alias: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Served, str]]:
     folder = tmp_path_factory.mktemp("spring-ai")
     env = {"SESSION_RECALL_HOME": str(folder / "home"), "SESSION_RECALL_INDEX": module_alias}
-    alice = _issue(env, "--user", "alice", "--can", "read,write")
+    alice = issue_token(env, "--user", "alice", "--can", "read,write")
     with serving(
         es_url=es_url, alias=module_alias, folder=folder, token=OPERATOR, env=env
     ) as served:
