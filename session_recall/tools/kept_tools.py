@@ -12,7 +12,9 @@ memories saved in that scope, and every memory saved through the tool is saved i
 it. No argument names a user, a contact or an inbox (`extra="forbid"`).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from pydantic import BaseModel, ConfigDict
 
 from session_recall.core.echo import cut
 from session_recall.core.errors import ConfigurationError
@@ -46,9 +48,11 @@ WRITE_UNAVAILABLE = "The memory store is unavailable right now; try again in a m
 _TURN_CONTEXT = 1
 
 
-@dataclass(frozen=True)
-class _Recalled:
-    """recall_memories' result: the memories, and the turns when they were asked for."""
+class RecalledMemories(BaseModel):
+    """recall_memories' result: the memories, and the turns when they were asked for;
+    the typed answer of its endpoint (`?format=page`) as the other tools' pages are."""
+
+    model_config = ConfigDict(frozen=True)
 
     memories: list[Memory]
     turns: MemorySearchResult | None
@@ -108,7 +112,7 @@ def recall_memories_tool(
                 raise
             return search(keywords)
 
-    def search(args: RecallMemoriesArguments, _cursor: str | None) -> _Recalled:
+    def search(args: RecallMemoriesArguments, _cursor: str | None) -> RecalledMemories:
         # A scoped tool reads the most it may and keeps its scope's: the memories index
         # is per user, and a contact's share of one user's memories is small.
         found = find(args, MAX_MEMORY_LIMIT if scoped else args.limit)
@@ -119,9 +123,9 @@ def recall_memories_tool(
         if args.turns and turns is not None:
             hits = turns.search(args.query, mode=mode, limit=args.turns, context=_TURN_CONTEXT)
             hits = bounded_memory(hits, left)
-        return _Recalled(found, hits)
+        return RecalledMemories(memories=found, turns=hits)
 
-    def render(result: _Recalled) -> str:
+    def render(result: RecalledMemories) -> str:
         return render_recalled(result.memories, result.turns)
 
     return BoundTool(RECALL_MEMORIES, search, renderer=render, bounds=bounds)

@@ -172,6 +172,15 @@ def test_recall_memories_as_a_tool_answers_the_current_memory_for_its_user_alone
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"].startswith("text/plain")
     assert "Billing uses MySQL." in answer.text and "Oracle" not in answer.text
+    typed = web.post(
+        f"{tool}?format=page",
+        headers=AUTH,
+        json={"innerThought": "t", "query": "which database for billing", "turns": 2},
+    )
+    assert typed.status_code == 200, typed.text
+    result = typed.json()
+    assert [m["statement"] for m in result["memories"]] == ["Billing uses MySQL."]
+    assert "Oracle" not in typed.text and result["turns"]["hits"], result
     # A model's mistake is the line it reads; another user's token gets nothing of alice.
     wrong = web.post(
         tool, headers=AUTH, json={"innerThought": "t", "query": "billing", "kinds": ["mood"]}
