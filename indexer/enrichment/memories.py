@@ -281,9 +281,7 @@ class MemoryWriter:
         body.update(self._vector(text))
         self._require_index()
         try:
-            self._client.create(
-                index=self._index, id=new_id, routing=self.user_id, document=body, refresh=True
-            )
+            self._client.create(index=self._index, id=new_id, routing=self.user_id, document=body)
         except ConflictError:
             existing = self._get(new_id)
             return SavedMemory(memory=Memory.from_source(existing["_source"]), created=False)
@@ -294,8 +292,10 @@ class MemoryWriter:
             change = {"valid_to": valid_from.to_elasticsearch(), "superseded_by": new_id}
             if self._update(hit, change, lenient=True):
                 superseded.append(str(hit["_id"]))
-        if superseded:
-            self._client.indices.refresh(index=self._index)
+        # One refresh for the new memory and what it superseded, before the erasure
+        # check below: an erasure running now then finds the memory, or the check sees
+        # its source gone.
+        self._client.indices.refresh(index=self._index)
         self._unless_erased(new_id, body["source_ids"])
         return SavedMemory(memory=Memory.from_source(body), created=True, superseded=superseded)
 
