@@ -39,8 +39,8 @@ from bench.memory_mining import SPLITS, Question, Split, all_memories, load, ses
 from session_recall.client import make_client
 from session_recall.config import Settings
 from session_recall.core.kept_memories import Memory
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
+from session_recall.factories import embedder_for
 from session_recall.indexer import Event, Submission, Writer
 from session_recall.indexer.enrichment.consolidation import Consolidator
 from session_recall.indexer.enrichment.miner import Turn

@@ -65,7 +65,7 @@ from bench import locomo, locomo_context, sections
 from bench.ranking_steps import DEFAULT_EXPERIMENT, Experiment
 from session_recall.client import make_client
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.indexer.enrichment import context_rule as _context
 from session_recall.recall import Searchers, memory_query

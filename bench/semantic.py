@@ -26,7 +26,7 @@ from bench import configuration, generate, ingest_bench, report, sections
 from bench.configuration import Configuration
 from bench.timing import Samples
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for
 from session_recall.indexer import pending
 from session_recall.indexer.compaction import segment_counts
 from session_recall.recall import MemorySearcher, Searchers

@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     # The longest a provider's token may have left to live, in seconds: one that expires
     # later is refused (it cannot be revoked alone).
     idp_max_ttl: int = Field(default=PROVIDER_MAX_TTL_S, ge=1, alias="SESSION_RECALL_IDP_MAX_TTL")
-    # Semantic recall (see `session_recall.embedders`): a local transformer encoder by
+    # Semantic recall (see `session_recall.factories`): a local transformer encoder by
     # default (e5-small, its weights fetched once by `session-recall setup`), the static
     # model where enrichment's lag matters more than recall, an OpenAI-compatible
     # endpoint, or none (memory_search on keywords only).
@@ -130,7 +130,7 @@ class Settings(BaseSettings):
         default=DEFAULT_MAX_CHARS, ge=1, alias="SESSION_RECALL_EMBEDDINGS_MAX_CHARS"
     )
 
-    # A reranker over memory_search's best fused hits (see `session_recall.rerankers`):
+    # A reranker over memory_search's best fused hits (see `session_recall.factories`):
     # off by default; an endpoint of the common /rerank shape, or a local ONNX
     # cross-encoder that the operator adds (`session-recall models add-reranker`).
     reranker: Literal["none", "endpoint", "local"] = Field(
@@ -151,7 +151,7 @@ class Settings(BaseSettings):
         default=RERANK_CANDIDATES, ge=2, le=100, alias="SESSION_RECALL_RERANKER_CANDIDATES"
     )
 
-    # What `consolidate` and `serve --consolidate` mine with (see `session_recall.miners`):
+    # What `consolidate` and `serve --consolidate` mine with (see `session_recall.factories`):
     # the built-in English miner by default, or a model behind an OpenAI-compatible
     # chat-completions endpoint with JSON-schema output.
     miner: Literal["builtin", "model"] = Field(default="builtin", alias="SESSION_RECALL_MINER")

@@ -7,14 +7,13 @@ import threading
 import click
 
 from session_recall.cli.app_context import AppContext, pass_app
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for, miner_for
 from session_recall.indexer.enrichment.consolidation import (
     ConsolidationSummary,
     Consolidator,
     follow,
 )
 from session_recall.indexer.enrichment.leases import Leased
-from session_recall.miners import miner_for
 
 
 @click.command("consolidate")

@@ -13,8 +13,8 @@ from session_recall.cli.embed_workers import run_workers
 from session_recall.cli.observe import log_format_option, metrics_for, metrics_port_options
 from session_recall.cli.options import page_size_option
 from session_recall.cli.refresh import refresh
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
+from session_recall.factories import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow, pending, refused
 from session_recall.indexer.enrichment import (
     DEFAULT_PAGE,

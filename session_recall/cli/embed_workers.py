@@ -21,7 +21,7 @@ import click
 
 from session_recall.client import make_client
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for
 from session_recall.indexer import EnrichmentSummary, enrich, follow
 from session_recall.indexer.enrichment import Fixed, Slice, slices_query
 

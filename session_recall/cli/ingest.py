@@ -22,9 +22,8 @@ from session_recall.cli.progress import progress_reporter
 from session_recall.cli.refresh import refresh
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.strict_json import BOM
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
-from session_recall.enrichers import enricher_for
+from session_recall.factories import embedder_for, enricher_for
 from session_recall.indexer import (
     EventLimits,
     IngestSummary,

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 import click
 
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for
 from session_recall.observability.logs import LOG_FORMATS
 from session_recall.observability.metrics import Metrics
 

@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from session_recall.core import strict_json
 from session_recall.core.errors import SessionRecallError
-from session_recall.enrichers import enricher_for
+from session_recall.factories import enricher_for
 from session_recall.http.auth import FORBIDDEN, Needs, grant_of, refuse_other_users
 from session_recall.http.bodies import BodyRefused, content_type, read_body
 from session_recall.http.errors import error_response, error_spec, json_error

@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.kept_memories import MAX_REASON_CHARS, Memory, MemoryKind
+from session_recall.factories import miner_for
 from session_recall.http.auth import FORBIDDEN, Needs
 from session_recall.http.bodies import BodyRefused, read_json
 from session_recall.http.errors import error_response, error_spec, json_error
@@ -31,7 +32,6 @@ from session_recall.http.services import RouteGroup, Services
 from session_recall.indexer.enrichment.consolidation import Consolidator, in_background
 from session_recall.indexer.enrichment.leases import Leased
 from session_recall.indexer.enrichment.memories import MemoryWriter, SavedMemory
-from session_recall.miners import miner_for
 from session_recall.recall import MemoriesPage, MemoriesResult
 from session_recall.security.tokens import Action
 from session_recall.tools.searchers import searchers_for

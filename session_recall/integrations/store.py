@@ -25,8 +25,7 @@ from session_recall.client import failover_only, make_async_client, make_client
 from session_recall.config import Settings
 from session_recall.core.errors import SessionRecallError
 from session_recall.core.instant import Instant
-from session_recall.embedders import embedder_for
-from session_recall.enrichers import enricher_for
+from session_recall.factories import embedder_for, enricher_for, reranker_for
 from session_recall.indexer import (
     Deadline,
     Enricher,
@@ -48,7 +47,6 @@ from session_recall.recall import (
     SessionEvents,
     stored_instants,
 )
-from session_recall.rerankers import reranker_for
 
 log = logging.getLogger(__name__)
 

@@ -3,9 +3,8 @@
 from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for, reranker_for
 from session_recall.recall import Searchers
-from session_recall.rerankers import reranker_for
 
 
 def searchers_for(

@@ -10,7 +10,7 @@ from elasticsearch import Elasticsearch
 
 from bench import configuration, ingest_bench
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
+from session_recall.factories import embedder_for
 from session_recall.indexer import pending
 from tests.support.models import shared_models
 from tests.support.ndjson import event

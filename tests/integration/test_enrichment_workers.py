@@ -125,7 +125,7 @@ def test_two_serve_replicas_share_the_enrichment_by_themselves(
             assert answer.status_code == 200, answer.text
         es.indices.refresh(index=alias)
         embedder_settings = Settings(ELASTICSEARCH_URL=es_url, **_endpoint_env(server))  # type: ignore[arg-type]
-        from session_recall.embedders import embedder_for
+        from session_recall.factories import embedder_for
 
         embedder = embedder_for(embedder_settings)
         wait_until(lambda: pending(es, alias, embedder) == 0, timeout=120)

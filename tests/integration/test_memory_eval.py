@@ -12,8 +12,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
+from session_recall.factories import embedder_for
 from session_recall.indexer import Event, Submission, Writer, enrich
 from session_recall.recall import Searchers
 from tests.support.cli import CLI

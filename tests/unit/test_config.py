@@ -83,8 +83,8 @@ def test_the_version_is_pinned_once_and_compose_reads_it():
 def test_the_embedder_is_e5_small_by_default_and_its_api_key_stays_hidden(
     monkeypatch: pytest.MonkeyPatch,
 ):
-    from session_recall.embedders import embedder_for
     from session_recall.embeddings import EndpointEmbedder, StaticEmbedder, TransformerEmbedder
+    from session_recall.factories import embedder_for
 
     monkeypatch.delenv("SESSION_RECALL_EMBEDDER")  # the suite pins the static model
     default = embedder_for(Settings())

@@ -8,9 +8,9 @@ import pytest
 
 from session_recall.config import Settings
 from session_recall.core.errors import ConfigurationError
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import TransformerEmbedder
 from session_recall.embeddings.local_models import MODELS, installed, model
+from session_recall.factories import embedder_for
 
 
 def test_an_unknown_model_names_the_known_ones():

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from session_recall.cli import main
 from session_recall.config import Settings
 from session_recall.core.errors import ConfigurationError
+from session_recall.factories import reranker_for
 from session_recall.recall import (
     EndpointReranker,
     LocalReranker,
@@ -20,7 +21,6 @@ from session_recall.recall import (
 )
 from session_recall.recall.fusion import Fused
 from session_recall.recall.rerank import reranked
-from session_recall.rerankers import reranker_for
 from tests.support.rerankers import rerank_server, reversing, tiny_cross_encoder
 
 DOCUMENTS = ["a pear", "apple and apple", "nothing here", "an apple, a pear and an apple apple"]

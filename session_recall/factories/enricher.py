@@ -12,8 +12,8 @@ from typing import Unpack
 from elasticsearch import Elasticsearch
 
 from session_recall.config import Settings
-from session_recall.embedders import embedder_for
 from session_recall.embeddings import Embedder
+from session_recall.factories.embedder import embedder_for
 from session_recall.indexer.enrichment import Enricher, FollowOptions, Leased
 
 
