@@ -3,7 +3,7 @@
 A pass over a user reads the events stored since that user's last pass, in the events'
 total order (`core.order`), a page at a time (so a first pass over a long history
 streams, in bounded memory), runs the built-in miner on each page (`miner.mine`),
-and saves each candidate (`MemoryWriter.save_resolved`, origin "miner en-1") after
+and saves each candidate (`MemoryWriter.save_resolved`, origin "miner en-2") after
 asking the miner's superseding which of the user's current memories it replaces
 (`superseding.superseded_by`). After each page the user's checkpoint moves past it.
 

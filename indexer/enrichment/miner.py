@@ -12,6 +12,11 @@ only when it is said plainly, by the user, about the user's own affairs:
 - **preferences** (`preference`): "I prefer …", "I'm allergic to …", "always …" /
   "never …" said as a rule.
 
+A decision that names no subject takes the one its user's previous turn asked about
+("did we decide on the colour scheme yet?", then "we decided to go with sage green and
+cream": "Use sage green and cream for the colour scheme"), so that the question a
+later reader asks finds it.
+
 A correction that restates one of the others ("Actually, let's go with MySQL for
 billing") keeps the kind of what it restates, with `corrects` set: it is a decision,
 and replaces the older decision on its subject. A bare correction ("Actually, the rent
@@ -35,7 +40,7 @@ from typing import Literal
 
 from session_recall.indexer.enrichment import subjects
 
-MINER_VERSION = "en-1"
+MINER_VERSION = "en-2"
 Kind = Literal["decision", "correction", "instruction", "preference", "fact"]
 # The event types of the user's own turns (the adapters store `user_message`).
 USER_TYPES = frozenset({"user_message", "user"})
@@ -177,6 +182,20 @@ _ASIDE = re.compile(r",?\s+(?:by the way|btw|please|thanks|thank you|if that hel
 _FOR = re.compile(r"\s(?:for|on)\s+(?P<y>[^,]+)", _I)
 _VALUE_VERB = re.compile(r"^(?:use|go with|choose|pick|adopt|switch to|stick with)\s+", _I)
 _MY_FACT = re.compile(r"^(?:my|our)\s+(?=[\w' -]+\s(?:is|are)\b)", _I)
+# A question that asks for a decision, and what it is about: "did we decide on the
+# colour scheme yet?", "which venue should we pick?".
+_ASKED_ON = re.compile(
+    r"\b(?:decide|decided|agree|agreed|settle|settled|choose|chose|pick|picked)\s+"
+    r"(?:on|about|upon)\s+(?P<topic>[\w' -]+?)(?:\s+(?:yet|already|now|then))?\s*\?$",
+    _I,
+)
+_ASKED_WHICH = re.compile(
+    r"^(?:which|what)\s+(?P<topic>[\w' -]+?)\s+(?:should|shall|did|do|will|are|have)\s+"
+    r"(?:we|i)\b.*\?$",
+    _I,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|our|my|your|this|that)\s+", _I)
+_ASKED_NOTHING = frozenset({"else", "kind", "sort", "other", "one", "ones"})
 
 
 def _sentences(text: str) -> list[str]:
@@ -209,18 +228,39 @@ def _statement_subject(statement: str) -> str | None:
     return subjects.key(subjects.noun_phrase(rest))
 
 
-def _use(value: str, topic: str | None) -> _Found | None:
-    """A choice: "go with X (for Y)"."""
+def asked_about(text: str) -> str | None:
+    """What a user turn's last question asks to be decided ("did we decide on the
+    colour scheme yet?": "colour scheme"), or None."""
+    for sentence in reversed(_sentences(text)):
+        question = _FILLER.sub("", sentence.strip())
+        found = _ASKED_ON.search(question) or _ASKED_WHICH.match(question)
+        if found is None:
+            continue
+        topic = _ARTICLE.sub("", found["topic"].strip()).strip()
+        if topic and topic.lower() not in _ASKED_NOTHING and subjects.key(topic) is not None:
+            return topic
+    return None
+
+
+def _shares_word(value: str, topic: str) -> bool:
+    return bool(set(value.lower().split()) & set(topic.lower().split()))
+
+
+def _use(value: str, topic: str | None, asked: str | None = None) -> _Found | None:
+    """A choice: "go with X (for Y)". `asked`: what the user's previous turn asked to
+    decide, the topic when the choice names none and shares no word with it."""
     value = _TAIL_TOO.sub("", value.strip().rstrip(".!"))
     if not value or _NAMES_NOTHING.match(value) or _HEDGE_AFTER.match(value):
         return None
-    statement = "Use " + value + (f" for {topic}" if topic else "")
     on = _FOR.search(" " + value)
+    if topic is None and on is None and asked and not _shares_word(value, asked):
+        topic = "the " + asked
+    statement = "Use " + value + (f" for {topic}" if topic else "")
     subject = subjects.key(topic or (on["y"] if on else "")) or subjects.head(value)
     return _Found("decision", statement, subject)
 
 
-def _decided(verb: str, rest: str, topic: str | None) -> _Found | None:
+def _decided(verb: str, rest: str, topic: str | None, asked: str | None) -> _Found | None:
     rest = rest.strip().rstrip(".!")
     lowered = rest.lower()
     if not rest or lowered.startswith(("to disagree", "nothing", "not ", "against")):
@@ -228,7 +268,7 @@ def _decided(verb: str, rest: str, topic: str | None) -> _Found | None:
     if lowered.startswith("to "):
         action = rest[3:]
         if _VALUE_VERB.match(action):
-            return _use(_VALUE_VERB.sub("", action, count=1), topic)
+            return _use(_VALUE_VERB.sub("", action, count=1), topic, asked)
         statement = _capitalised(action)
         return _Found("decision", statement, _statement_subject(statement))
     if lowered.startswith("that "):
@@ -236,21 +276,21 @@ def _decided(verb: str, rest: str, topic: str | None) -> _Found | None:
         return _Found("decision", statement, _statement_subject(statement))
     if lowered.startswith(("on ", "upon ")):
         value = rest.split(" ", 1)[1] if " " in rest else ""
-        found = _use(value, topic)
+        found = _use(value, topic, asked)
         return (
             None
             if found is None
             else _Found("decision", "Go with" + found.statement[3:], found.subject)
         )
-    return _use(rest, topic) if verb.lower() in ("chose", "chosen", "picked") else None
+    return _use(rest, topic, asked) if verb.lower() in ("chose", "chosen", "picked") else None
 
 
-def _decision(clause: str, topic: str | None) -> _Found | None:
+def _decision(clause: str, topic: str | None, asked: str | None) -> _Found | None:
     decided = _DECIDED.match(clause)
     if decided:
-        return _decided(decided["verb"], decided["x"], topic)
+        return _decided(decided["verb"], decided["x"], topic, asked)
     use = _USE.match(clause)
-    return _use(use["x"], topic) if use else None
+    return _use(use["x"], topic, asked) if use else None
 
 
 def _instruction(clause: str) -> _Found | None:
@@ -303,14 +343,14 @@ def _preference(clause: str) -> _Found | None:
     return None
 
 
-def _correction_of(rest: str, *, meant: bool) -> _Found | None:
+def _correction_of(rest: str, *, meant: bool, asked: str | None) -> _Found | None:
     """What follows "actually," or "correction:": a restated signal, or a fact. Only
     after "I meant" may the fact be a bare noun phrase ("no, I meant the premium
     package"); elsewhere a clause without a subject is a request ("actually, shorten
     it"), not a correction."""
     if _ACKNOWLEDGEMENT.match(rest) or rest.endswith("?"):
         return None
-    inner = _signal(rest)
+    inner = _signal(rest, asked)
     if inner is not None:
         return _Found(inner.kind, inner.statement, inner.subject, corrects=True)
     if not _said_plainly(rest.split(",", 1)[0]) or len(rest.split()) < 2:
@@ -336,14 +376,14 @@ def _not_but(clause: str) -> _Found | None:
 _RULES: tuple[Callable[[str], _Found | None], ...] = (_instruction, _preference)
 
 
-def _signal(clause: str) -> _Found | None:
+def _signal(clause: str, asked: str | None) -> _Found | None:
     """The first rule that `clause` (a sentence without its filler) matches."""
     clause = _FILLER.sub("", clause.strip()).strip()
     topic_match = _TOPIC.match(clause)
     topic = topic_match["topic"].strip() if topic_match else None
     if topic_match:
         clause = clause[topic_match.end() :]
-    decision = _decision(clause, topic)
+    decision = _decision(clause, topic, asked)
     if decision is not None:
         return decision
     for rule in _RULES:
@@ -353,7 +393,7 @@ def _signal(clause: str) -> _Found | None:
     return None
 
 
-def _sentence(sentence: str) -> _Found | None:
+def _sentence(sentence: str, asked: str | None) -> _Found | None:
     text = sentence.strip()
     if text.endswith("?") or _QUESTION_OPENING.match(_FILLER.sub("", text)):
         return None
@@ -362,8 +402,10 @@ def _sentence(sentence: str) -> _Found | None:
     clause = _FILLER.sub("", text).strip()
     correction = _CORRECTION.match(clause)
     if correction:
-        return _correction_of(correction["rest"].strip(), meant=bool(correction["meant"]))
-    found = _signal(clause)
+        return _correction_of(
+            correction["rest"].strip(), meant=bool(correction["meant"]), asked=asked
+        )
+    found = _signal(clause, asked)
     if found is not None:
         return found
     return _not_but(clause)
@@ -372,11 +414,15 @@ def _sentence(sentence: str) -> _Found | None:
 def mine(turns: Sequence[Turn]) -> list[Candidate]:
     """The candidates in `turns`' user turns, in turn order: pure and deterministic."""
     candidates: list[Candidate] = []
+    asked: str | None = None  # what the user's previous turn in this session asked
+    session: str | None = None
     for turn in turns:
+        if turn.session_id != session:
+            asked, session = None, turn.session_id
         if turn.type not in USER_TYPES:
             continue
         for sentence in _sentences(turn.text):
-            found = _sentence(sentence)
+            found = _sentence(sentence, asked)
             if found is not None and found.statement:
                 candidates.append(
                     Candidate(
@@ -387,4 +433,5 @@ def mine(turns: Sequence[Turn]) -> list[Candidate]:
                         corrects=found.corrects,
                     )
                 )
+        asked = asked_about(turn.text)
     return candidates

@@ -22,7 +22,7 @@ from session_recall.core.instant import Instant
 
 MemoryKind = Literal["decision", "correction", "instruction", "preference", "fact"]
 MEMORY_KINDS: tuple[MemoryKind, ...] = get_args(MemoryKind)
-# "miner en-1" for the built-in miner's, "agent" for a caller's own.
+# "miner en-2" for the built-in miner's, "agent" for a caller's own.
 AGENT_ORIGIN = "agent"
 
 # A statement is short and standalone: a few sentences at most. Longer text belongs in

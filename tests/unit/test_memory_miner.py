@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from session_recall.indexer.enrichment.miner import USER_TYPES, Candidate, Turn, mine
+from session_recall.indexer.enrichment.miner import USER_TYPES, Candidate, Turn, asked_about, mine
 from session_recall.indexer.enrichment.superseding import Current, superseded_by
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -233,6 +233,44 @@ def test_a_week_later_correction_leaves_the_mysql_decision_the_only_current_one(
         "Use MySQL for billing",
         ("e2",),
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Did we decide on the colour scheme yet?", "colour scheme"),
+        ("So, have we settled on a caterer?", "caterer"),
+        ("Which venue should we pick?", "venue"),
+        ("Ok. Which font did we choose? Thanks", "font"),
+        ("What else do we need?", None),
+        ("What time is it?", None),
+        ("We decided on the venue.", None),
+    ],
+)
+def test_a_question_that_asks_for_a_decision_names_its_topic(question, topic):
+    assert asked_about(question) == topic
+
+
+def test_a_decision_that_names_nothing_takes_the_topic_the_previous_turn_asked_about():
+    asked = turn("Did we decide on the colour scheme yet?", "e1")
+    answer = turn("Not yet, shall I list options?", "e2", type_="assistant_message")
+    decided = turn("We decided to go with sage green and cream.", "e3")
+    (found,) = mine([asked, answer, decided])
+    assert (found.statement, found.subject, found.sources) == (
+        "Use sage green and cream for the colour scheme",
+        "colour scheme",
+        ("e3",),
+    )
+
+
+def test_the_asked_topic_holds_for_the_next_user_turn_of_the_same_session_only():
+    asked = turn("Did we decide on the colour scheme yet?", "e1")
+    decided = "We decided to go with sage green and cream."
+    elsewhere = mine([asked, turn(decided, "e2", session="s2")])
+    later = mine([asked, turn("Hmm, let me think.", "e2"), turn(decided, "e3")])
+    named = mine([asked, turn("Let's go with cream for the invitations.", "e2")])
+    assert [c.statement for c in elsewhere + later] == ["Use sage green and cream"] * 2
+    assert [c.statement for c in named] == ["Use cream for the invitations"]
 
 
 # Hypothesis: the invariants hold on any mix of turns.

@@ -3,14 +3,23 @@ newest and most specific of it first, and history comes after every current memo
 
 from session_recall.core.instant import Instant
 from session_recall.core.kept_memories import Memory
-from session_recall.recall.memory_order import named_words, ordered
+from session_recall.core.stems import stems
+from session_recall.recall.memory_order import asked_kinds, named_words, ordered
 
 DAY = 86_400 * 10**9
 
 
-def memory(n: int, statement: str, subject: str | None, *, day: int = 0, current: bool = True):
+def memory(
+    n: int,
+    statement: str,
+    subject: str | None,
+    *,
+    day: int = 0,
+    current: bool = True,
+    kind: str = "decision",
+):
     return Memory(
-        memory_id=f"m{n}", user_id="alice", kind="decision", statement=statement,
+        memory_id=f"m{n}", user_id="alice", kind=kind, statement=statement,
         subject=subject, sources=[f"e{n}"], valid_from=Instant(day * DAY + 10**18),
         superseded_by=None if current else "m99",
         valid_to=None if current else Instant(10**18 + 50 * DAY), origin="agent",
@@ -68,3 +77,21 @@ def test_history_comes_after_every_current_memory_even_when_named_and_more_relev
     other = memory(2, "Prefers short answers", "answer", day=1)
     found = ordered("Which database for billing?", [(old, 1.0), (other, 0.1)])
     assert ids(found) == ["m2", "m1"]
+
+
+def test_a_question_asks_for_a_kind_by_its_verb():
+    def asks(question):
+        return asked_kinds(set(stems(question).split()))
+
+    assert asks("What did we decide about the cake?") == {"decision"}
+    assert asks("Which flavour do I prefer?") == {"preference"}
+    assert asks("What is the cake?") == set()
+
+
+def test_the_kind_asked_for_raises_a_memory_over_a_slightly_more_relevant_other_kind():
+    liked = memory(1, "Prefers lemon cake", "cake", kind="preference")
+    decided = memory(2, "Use a chocolate cake for the party", "menu")
+    found = ordered("What did we decide for the party food?", [(liked, 0.8), (decided, 0.6)])
+    assert ids(found) == ["m2", "m1"]
+    asked_nothing = ordered("What about food?", [(liked, 0.8), (decided, 0.6)])
+    assert ids(asked_nothing) == ["m1", "m2"]
