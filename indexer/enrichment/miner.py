@@ -231,6 +231,8 @@ def _statement_subject(statement: str) -> str | None:
 def asked_about(text: str) -> str | None:
     """What a user turn's last question asks to be decided ("did we decide on the
     colour scheme yet?": "colour scheme"), or None."""
+    if "?" not in text:
+        return None
     for sentence in reversed(_sentences(text)):
         question = _FILLER.sub("", sentence.strip())
         found = _ASKED_ON.search(question) or _ASKED_WHICH.match(question)
