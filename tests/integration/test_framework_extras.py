@@ -12,7 +12,8 @@ import re
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -78,30 +79,59 @@ def test_every_framework_section_is_checked():
     assert all(examples for _, examples in SECTIONS.values()), SECTIONS
 
 
-@pytest.mark.parametrize("extra", sorted(CHECKS))
-def test_each_extra_alone_runs_its_pages_examples(
-    extra: str, es: Elasticsearch, es_url: str, tmp_path: Path
-) -> None:
-    install, examples = SECTIONS[extra]
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    bin_dir = str(venv / "bin")
-    alias = f"extras_{extra.replace('-', '_')}_{uuid.uuid4().hex[:6]}"  # no dash: setup's rule
-    env = {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": os.environ.get("HOME", str(tmp_path)),
+def _env(folder: Path, **more: str) -> dict[str, str]:
+    """What each command of an extra's page runs with: its fresh environment first."""
+    return {
+        "PATH": f"{folder / 'venv' / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", str(folder)),
         "LANG": "C.UTF-8",
-        "ELASTICSEARCH_URL": es_url,
-        "SESSION_RECALL_INDEX": alias,
-        "SESSION_RECALL_HOME": str(tmp_path / "home"),
+        "SESSION_RECALL_HOME": str(folder / "home"),
         # The default encoder's weights, fetched once for every test that needs them.
         "SESSION_RECALL_MODELS": str(REPO / ".cache" / "models"),
         **{k: v for k, v in os.environ.items() if k.startswith(("PIP_", "JAVA", "ES_JAVA"))},
+        **more,
     }
-    # The page's line, in the checkout, with the fresh environment's pip.
-    done = subprocess.run(
-        ["bash", "-c", install], cwd=REPO, env=env, capture_output=True, text=True, timeout=900
-    )
+
+
+def _install(extra: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """A fresh environment in `folder`, then the page's install line in the checkout,
+    with that environment's pip."""
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    install, _ = SECTIONS[extra]
+    return subprocess.run(
+        ["bash", "-c", install], cwd=REPO, env=_env(folder), capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def installs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, tuple[Path, Future[subprocess.CompletedProcess[str]]]]]:
+    """Every extra's install, all begun at once: each mostly waits on pip's reads, and
+    the three together take about as long as the longest."""
+    with ThreadPoolExecutor(len(CHECKS)) as pool:
+        folders = {extra: tmp_path_factory.mktemp(f"extra-{extra}") for extra in sorted(CHECKS)}
+        yield {
+            extra: (folder, pool.submit(_install, extra, folder))
+            for extra, folder in folders.items()
+        }
+
+
+@pytest.mark.parametrize("extra", sorted(CHECKS))
+def test_each_extra_alone_runs_its_pages_examples(
+    extra: str,
+    es: Elasticsearch,
+    es_url: str,
+    installs: dict[str, tuple[Path, Future[subprocess.CompletedProcess[str]]]],
+) -> None:
+    _, examples = SECTIONS[extra]
+    folder, installing = installs[extra]
+    venv = folder / "venv"
+    alias = f"extras_{extra.replace('-', '_')}_{uuid.uuid4().hex[:6]}"  # no dash: setup's rule
+    env = _env(folder, ELASTICSEARCH_URL=es_url, SESSION_RECALL_INDEX=alias)
+    done = installing.result(timeout=900)
     assert done.returncode == 0, done.stderr
     others = [name for other, name in IMPORTS.items() if other != extra]
     probe = f"import importlib.util as u; print([m for m in {others!r} if u.find_spec(m)])"

@@ -243,23 +243,28 @@ def test_ingest_follow_stores_with_the_ingest_role_and_names_the_enrich_role_onc
         tmp_path / "follow.ndjson", [event(user="fay", session="s", event_id="f0")]
     )
     ckpt = tmp_path / "follow.ckpt"
+    said = tmp_path / "follow.out"
     env = {k: v for k, v in {**os.environ, **set_up.env("ingest")}.items() if v is not None}
-    run = subprocess.Popen(
-        [*CLI, "ingest", str(source), "--follow", "--checkpoint", str(ckpt)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
+    with said.open("wb") as out:
+        run = subprocess.Popen(
+            [*CLI, "ingest", str(source), "--follow", "--checkpoint", str(ckpt)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     try:
         assert wait_until(lambda: _stored(set_up, "fay") == ["f0"], timeout=60)
         more = [event(user="fay", session="s", event_id=f"f{i}") for i in (1, 2)]
         append_ndjson(source, more)
         assert wait_until(lambda: _stored(set_up, "fay") == ["f0", "f1", "f2"], timeout=60)
         assert wait_until(lambda: checkpoint_offset(ckpt) == source.stat().st_size, timeout=30)
+        # The enrichment alongside tries on its own schedule: wait for its word.
+        assert wait_until(lambda: b"needs the enrich role" in said.read_bytes(), timeout=60)
     finally:
         run.send_signal(signal.SIGTERM)
-        output = run.communicate(timeout=60)[0].decode()
+        run.wait(timeout=60)
+    output = said.read_text(encoding="utf-8")
     set_up.outputs.append(output)
     assert run.returncode == 0, output
     assert output.strip().splitlines()[-1].startswith("Read 3, indexed 3"), output

@@ -1,4 +1,5 @@
-"""The benchmark harness runs end to end in its quick mode, so it does not rot.
+"""The benchmark harness runs end to end in its quick mode, so it does not rot: its two
+quick runs, at two sizes each (a heavy run, `scripts/test --heavy`).
 
 No timing is asserted: the numbers depend on the machine. Only that a report and a
 plot were written, that they hold numbers, and that the run cleaned up after itself.
@@ -6,20 +7,14 @@ plot were written, that they hold numbers, and that the run cleaned up after its
 
 import json
 import re
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 
 from bench import configuration
-from bench.endpoint_overhead import measure_enrichment
-from bench.floor import main as floor_main
 from bench.run import main
 from session_recall.indexer import native
-from tests.support.ndjson import event
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -136,53 +131,3 @@ def test_quick_semantic_run_writes_its_section_and_keeps_the_rest(
         in text
     )
     assert not es.indices.get(index="bench-*_sem_*", allow_no_indices=True).body
-
-
-@pytest.mark.parametrize("partition", ["month", "year"])
-def test_the_floor_loop_stores_every_event_and_cleans_up(
-    es: Elasticsearch,
-    es_url: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    partition: str,
-):
-    path = tmp_path / "events.ndjson"
-    camel = {"userId": "bob", "sessionId": "s-b", "eventId": "b-1"}
-    lines = [json.dumps(event(i)) for i in range(50)]
-    lines.append(
-        json.dumps({**camel, "timestamp": "2026-07-02T10:00:00+02:00", "type": "t", "text": "x"})
-    )
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-    assert floor_main([str(path), "--es-url", es_url, "--partition", partition]) == 0
-
-    assert "51 events, stored 51:" in capsys.readouterr().out
-    assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
-
-
-def test_the_floor_loop_stopped_with_sigterm_deletes_its_alias(
-    es: Elasticsearch, es_url: str, tmp_path: Path
-):
-    path = tmp_path / "events.ndjson"
-    # Enough events that the loop is still sending when it is stopped.
-    path.write_text("".join(json.dumps(event(i)) + "\n" for i in range(400_000)))
-    command = [sys.executable, "-m", "bench.floor", str(path), "--es-url", es_url]
-    repo = Path(__file__).resolve().parents[2]
-    with subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE) as loop:
-        deadline = time.monotonic() + 120
-        while not es.count(index="bench-floor-*", allow_no_indices=True)["count"]:
-            assert loop.poll() is None, "the loop ended before it was stopped"
-            assert time.monotonic() < deadline, "the loop stored nothing within 120 s"
-            es.indices.refresh(index="bench-floor-*", allow_no_indices=True)
-            time.sleep(0.1)  # between two looks; the deadline bounds the wait
-        loop.terminate()
-        assert loop.wait(timeout=60) == 143
-    assert not es.indices.get(index="bench-floor-*", allow_no_indices=True).body
-
-
-def test_an_enrichment_pass_is_timed_against_a_stand_in_server(es: Elasticsearch, es_url: str):
-    run = measure_enrichment(300, 5, es_url)
-    assert run["events"] == 300, "every generated event was enriched"
-    assert run["server_s"] > 0 and run["seconds"] > 0
-    leftover = es.indices.get_alias(index="bench-endpoint-enrichment-*", ignore_unavailable=True)
-    assert not leftover.body, "the run dropped its alias"
