@@ -37,7 +37,7 @@ def _start(es_url: str, alias: str, *args: str) -> subprocess.Popen[bytes]:
 def test_an_ingest_killed_midway_resumes_from_its_checkpoint_without_loss_or_duplicates(
     es: Elasticsearch, es_url: str, alias: str, tmp_path: Path
 ):
-    total = 40_000
+    total = 15_000
     source = write_ndjson(
         tmp_path / "events.ndjson", (event(i, user=f"u{i % 13}") for i in range(total))
     )
