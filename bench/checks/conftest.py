@@ -1,7 +1,8 @@
 """The heavy runs, `scripts/test --heavy`: what takes a minute or more because of what it
 sets up, not because of what it checks. Clusters of several nodes (a node SIGKILLed
 under load, a missing shard, a TLS pair), a secured node restarted as a hostile user
-finds it, and the benchmark harness end to end. CI runs
+finds it, each framework's extra installed into a fresh environment, and the benchmark
+harness end to end. CI runs
 them after the suite; they assert behaviour, never speed, and take the suite's own
 fixtures (its node, its shared clients)."""
 

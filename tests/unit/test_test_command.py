@@ -26,7 +26,7 @@ def test_help_prints_its_own_usage_and_installs_nothing(tmp_path: Path):
     for flag in ("--help", "-h"):
         done = _run(tmp_path, flag, path="/usr/bin:/bin")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert done.stdout.startswith("usage: scripts/test [--fast]"), done.stdout
+        assert done.stdout.startswith("usage: scripts/test [--fast | --heavy]"), done.stdout
         assert "--fast" in done.stdout and "minute" in done.stdout, done.stdout
         assert not (tmp_path / ".venv").exists()
 
