@@ -231,9 +231,11 @@ def _statement_subject(statement: str) -> str | None:
 def asked_about(text: str) -> str | None:
     """What a user turn's last question asks to be decided ("did we decide on the
     colour scheme yet?": "colour scheme"), or None."""
-    if "?" not in text:
-        return None
-    for sentence in reversed(_sentences(text)):
+    return _asked_in(_sentences(text)) if "?" in text else None
+
+
+def _asked_in(sentences: Sequence[str]) -> str | None:
+    for sentence in reversed(sentences):
         question = _FILLER.sub("", sentence.strip())
         found = _ASKED_ON.search(question) or _ASKED_WHICH.match(question)
         if found is None:
@@ -248,7 +250,7 @@ def _shares_word(value: str, topic: str) -> bool:
     return bool(set(value.lower().split()) & set(topic.lower().split()))
 
 
-def _use(value: str, topic: str | None, asked: str | None = None) -> _Found | None:
+def _use(value: str, topic: str | None, asked: str | None) -> _Found | None:
     """A choice: "go with X (for Y)". `asked`: what the user's previous turn asked to
     decide, the topic when the choice names none and shares no word with it."""
     value = _TAIL_TOO.sub("", value.strip().rstrip(".!"))
@@ -423,7 +425,8 @@ def mine(turns: Sequence[Turn]) -> list[Candidate]:
             asked, session = None, turn.session_id
         if turn.type not in USER_TYPES:
             continue
-        for sentence in _sentences(turn.text):
+        sentences = _sentences(turn.text)
+        for sentence in sentences:
             found = _sentence(sentence, asked)
             if found is not None and found.statement:
                 candidates.append(
@@ -435,5 +438,5 @@ def mine(turns: Sequence[Turn]) -> list[Candidate]:
                         corrects=found.corrects,
                     )
                 )
-        asked = asked_about(turn.text)
+        asked = _asked_in(sentences) if "?" in turn.text else None
     return candidates
