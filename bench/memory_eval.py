@@ -34,6 +34,13 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       (needs --context-vectors REACH)
     z                                 the two lists fused on z-scores
                                       (`bench.zscore_fusion`), not min-max
+    sdoc[:ALPHA[:WEIGHT]]             the published session ranking: each session's
+                                      BM25 over its stems and its best turn's cosine
+                                      (among the vector list's), z-scored, mixed in
+                                      at WEIGHT (`bench.session_documents`; default
+                                      0.5, 0.3; WEIGHT 1: sessions first)
+    sdocx / sdoc-text / sdocx-text    the same, the best turn over every turn
+                                      (exact), / BM25 over the plain text
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -61,7 +68,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench import locomo, locomo_context, sections
+from bench import locomo, locomo_context, sections, session_documents
 from bench.ranking_steps import DEFAULT_EXPERIMENT, Experiment
 from session_recall.client import make_client
 from session_recall.config import Settings
@@ -132,6 +139,7 @@ class Loaded:
     context_model: str | None = None
     context_turns_per_s: float | None = None
     session_model: str | None = None
+    session_docs: str | None = None
 
 
 def evaluate(
@@ -144,6 +152,7 @@ def evaluate(
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
     weights_variant: str | None = None,
+    choose: bool = False,
     context_vectors: int = 0,
     session_vectors: bool = False,
     log: Any = print,
@@ -157,7 +166,7 @@ def evaluate(
     ) as store:  # fmt: skip
         return ask(
             store, conversations, modes, weights=weights, variants=variants,
-            weights_variant=weights_variant, log=log,
+            weights_variant=weights_variant, choose=choose, log=log,
         )  # fmt: skip
 
 
@@ -169,21 +178,42 @@ def ask(
     weights: Sequence[float] = (),
     variants: Sequence[str] = (),
     weights_variant: str | None = None,
+    choose: bool = False,
     log: Any = print,
 ) -> dict[str, Any]:
     """Every question asked of a stored run in each mode, then in hybrid mode with each
-    variant (keyed `hybrid NAME`) and at each weight (`hybrid w=W`, and the weight left
-    one out), with the recipe of `weights_variant` when given."""
+    variant (keyed `hybrid NAME`; with `choose`, each conversation also with the variant
+    the others choose, by session hit@1) and at each weight (`hybrid w=W`, and the
+    weight left one out), with the recipe of `weights_variant` when given."""
     results = {mode: score(store.searchers, conversations, mode) for mode in modes}
+    per_variant: dict[str, dict[int, dict[str, Any]]] = {}
     for name in variants:
-        recipe, weight = variant(name, store.context_model, store.session_model)
-        results[f"hybrid {name}"] = score(
-            store.searchers, conversations, "hybrid", dense_weight=weight, recipe=recipe
+        recipe, weight = variant(name, store.context_model, store.session_model, store.session_docs)
+        per_variant[name] = {
+            c.id: score(store.searchers, [c], "hybrid", dense_weight=weight, recipe=recipe)
+            for c in conversations
+        }
+        results[f"hybrid {name}"] = _merged(list(per_variant[name].values()))
+    if choose and len(variants) > 1 and len(conversations) > 1:
+        chosen = {
+            held.id: max(
+                variants,
+                key=lambda n, held_id=held.id: _measure_without(
+                    per_variant[n], held_id, "session_hit_at_1"
+                ),
+            )
+            for held in conversations
+        }
+        log(f"leave-one-out variants: {chosen}")
+        results["hybrid, variant left one out"] = _merged(
+            [per_variant[chosen[c.id]][c.id] for c in conversations]
         )
     if weights:
         recipe = None
         if weights_variant is not None:
-            recipe, _ = variant(weights_variant, store.context_model, store.session_model)
+            recipe, _ = variant(
+                weights_variant, store.context_model, store.session_model, store.session_docs
+            )
         found = leave_one_out(store.searchers, conversations, weights, log, recipe=recipe)
         suffix = f" ({weights_variant})" if weights_variant else ""
         results.update({f"{name}{suffix}": result for name, result in found.items()})
@@ -242,17 +272,23 @@ def loaded(
         if session_vectors and embedder is not None:
             session_model = locomo_context.store_sessions(client, alias, embedder, users)
             log(f"session vectors ({session_model}): the mean of each session's turns")
+        docs = session_documents.store(client, alias, users)
         yield Loaded(
             Searchers(client, alias, _KEY, embedder=embedder), model, len(events) / seconds,
             context_model=context, context_turns_per_s=rate, session_model=session_model,
+            session_docs=docs,
         )  # fmt: skip
     finally:
         if not keep:
             uninstall(client, alias)
+            session_documents.drop(client, alias)
 
 
 def variant(
-    name: str, context_model: str | None, session_model: str | None = None
+    name: str,
+    context_model: str | None,
+    session_model: str | None = None,
+    session_docs: str | None = None,
 ) -> tuple[Experiment, float | None]:
     """The recipe and vector weight a `--variants` entry names (see the module's doc).
     Raises `ValueError` saying what is wrong with it."""
@@ -284,6 +320,15 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step in ("sdoc", "sdocx", "sdoc-text", "sdocx-text") and len(numbers) <= 2:
+            if session_docs is None:
+                raise ValueError(f"{step!r} needs the sessions' documents")
+            alpha, share = (numbers + [0.5, 0.3][len(numbers) :])[:2]
+            recipe = replace(
+                recipe, session_docs=session_docs, session_alpha=alpha, session_doc_weight=share,
+                session_exact=step.startswith("sdocx"),
+                session_field="text" if step.endswith("-text") else "stems",
+            )  # fmt: skip
         elif step == "z" and not numbers:
             recipe = replace(recipe, zscore=True)
         elif step in ("ctx", "ctx-only") and not numbers:
@@ -293,7 +338,7 @@ def variant(
         else:
             raise ValueError(
                 f"{part!r} is not a step "
-                "(session, prf, hop, near, svec, ctx, ctx-only, z, w=, base)"
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, sdoc, sdocx, w=, base)"
             )
     return recipe, weight
 
@@ -335,8 +380,16 @@ def leave_one_out(
 
 def _recall_without(by_conversation: dict[int, dict[str, Any]], held_id: int) -> float:
     """Mean turn recall@10 over every conversation but `held_id`."""
+    return _measure_without(by_conversation, held_id, "recall_at_10")
+
+
+def _measure_without(
+    by_conversation: dict[int, dict[str, Any]], held_id: int, measure: str
+) -> float:
+    """The mean of `measure` (a field of `locomo.Scores`) over every conversation but
+    `held_id`."""
     rows = [result for cid, result in by_conversation.items() if cid != held_id]
-    return float(_merged(rows)["overall"].recall_at_10)
+    return float(getattr(_merged(rows)["overall"], measure))
 
 
 def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -422,6 +475,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="",
         help="Vector weights for hybrid, comma-separated: each is run, and one is chosen "
         "per conversation leaving it out.",
+    )
+    parser.add_argument(
+        "--choose",
+        action="store_true",
+        help="--variants: also score each conversation with the variant the others "
+        "choose (best session hit@1 over them).",
     )
     parser.add_argument(
         "--weights-variant",
@@ -513,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     session_name = "model+session" if args.session_vectors else None
     for name in variants:
         try:
-            variant(name, context_name, session_name)
+            variant(name, context_name, session_name, "sessions")
         except ValueError as err:
             parser.error(f"--variants: {err}")
     if not 0 <= args.context_vectors <= 10:
@@ -527,6 +586,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--boosts": bool(boosts),
         "--context-reach": args.context_reach is not None,
         "--variants": bool(variants),
+        "--choose": args.choose,
         "--context-vectors": bool(args.context_vectors),
         "--session-vectors": args.session_vectors,
         "--keep": args.keep,
@@ -552,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with context_reach(args.context_reach), keyword_boosts(boosts):
         results = evaluate(
             client, settings, conversations, modes, keep=args.keep, weights=weights,
-            variants=variants, weights_variant=args.weights_variant,
+            variants=variants, weights_variant=args.weights_variant, choose=args.choose,
             context_vectors=args.context_vectors,
             session_vectors=args.session_vectors, log=_to_stderr,
         )  # fmt: skip

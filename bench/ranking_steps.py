@@ -14,6 +14,10 @@ bench hands memory_search (`Experiment`, through the hooks of `recall.memory_rec
   list joined to the first vector list.
 - `zscore`: the two lists fused on z-scores rather than min-max normalised scores
   (`bench.zscore_fusion`).
+- `session_docs`, `session_alpha`, `session_doc_weight`, `session_exact`,
+  `session_field`: the published session ranking (`bench.session_documents`): each
+  session scored by z-scored BM25 over its whole text and its best turn's cosine,
+  mixed into its hits' scores at `session_doc_weight`.
 - `context_model`: the model id under which each event's vector *with the turns
   before it* is stored; its kNN list is fused with the event's own (`context_only`:
   instead of it).
@@ -29,6 +33,13 @@ from typing import TypeVar
 
 from bench.expansion import expansion_terms
 from bench.neighbour_scores import with_context
+from bench.session_documents import (
+    best_turn_body,
+    best_turns,
+    bm25_body,
+    session_scores,
+    with_session_ranking,
+)
 from bench.vector_feedback import seeded
 from bench.zscore_fusion import zscore_fuse
 from session_recall.core.stems import stems
@@ -61,9 +72,16 @@ class Experiment(Recipe):
     context_model: str | None = None
     context_only: bool = False
     zscore: bool = False
+    session_docs: str | None = None
+    session_alpha: float = 0.5
+    session_doc_weight: float = 0.3
+    session_exact: bool = False
+    session_field: str = "stems"
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not 0 <= self.session_alpha <= 1 or not 0 <= self.session_doc_weight <= 1:
+            raise ValueError("session_alpha and session_doc_weight must be within [0, 1]")
         if not 0 <= self.session_vector_weight <= 1:
             raise ValueError("session_vector_weight must be within [0, 1]")
         if not 0 <= self.vector_context <= 1:
@@ -121,6 +139,8 @@ class Experiment(Recipe):
     def sessions(
         self, fused: list[Fused[Key]], sessions: dict[Key, str], ranking: Ranking
     ) -> Step[list[Fused[Key]]]:
+        if self.session_docs is not None:
+            fused = yield from self._by_session_documents(fused, sessions, ranking)
         if self.session_model is not None and ranking.vector is not None:
             wanted = sorted(set(sessions.values()))
             prior = yield from session_prior(
@@ -128,6 +148,36 @@ class Experiment(Recipe):
             )
             fused = with_session_prior(fused, sessions, prior, weight=self.session_vector_weight)
         return (yield from super().sessions(fused, sessions, ranking))
+
+    def _by_session_documents(
+        self, fused: list[Fused[Key]], sessions: dict[Key, str], ranking: Ranking
+    ) -> Step[list[Fused[Key]]]:
+        """`fused` with the published session ranking mixed in (`session_documents`)."""
+        assert self.session_docs is not None
+        user = str(ranking.filters[0]["term"]["user_id"])  # the user's filter comes first
+        query = ranking.stemmed if self.session_field == "stems" else ranking.words
+        bodies = [bm25_body(user, query, field=self.session_field)]
+        indices: list[str | None] = [self.session_docs]
+        vector, model = ranking.vector, ranking.model
+        if vector is not None and model is not None:
+            field = vector_field(model)
+            bodies.append(
+                best_turn_body(ranking.filters, vector, field=field)
+                if self.session_exact
+                else knn_body(ranking.filters, vector, field=field, size=ranking.depth)
+            )
+            indices.append(None)
+        answers = yield Searches(bodies, indices)
+        bm25 = {str(h["_source"]["session_id"]): float(h["_score"] or 0.0)
+                for h in transport.hits(answers[0])}  # fmt: skip
+        dense: dict[str, float] = {}
+        if len(answers) > 1:
+            turns = transport.hits(answers[1])
+            near = [(key_of(h), float(h["_score"] or 0.0)) for h in turns]
+            of = {key_of(h): str(h["_source"]["session_id"]) for h in turns}
+            dense = best_turns(near, of)
+        scores = session_scores(bm25, dense, alpha=self.session_alpha)
+        return with_session_ranking(fused, sessions, scores, weight=self.session_doc_weight)
 
 
 # The default recipe as an experiment, for variants built on it.

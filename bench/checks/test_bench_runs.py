@@ -14,9 +14,22 @@ from elasticsearch import Elasticsearch
 
 from bench import configuration
 from bench.run import main
+from session_recall.config import Settings
+from session_recall.embeddings.local_models import MODELS, install
 from session_recall.indexer import native
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(autouse=True)
+def _default_encoder_installed() -> None:
+    """The default configuration embeds with the default encoder: its weights are
+    fetched first, as `setup` fetches them, wherever these runs are the first to need
+    them (`scripts/test --heavy` alone, on a fresh clone)."""
+    name = configuration.default_embedder()
+    if name in MODELS:
+        install(name, Settings().models_folder)
+
 
 _NUMBER = re.compile(r"\b\d+\.\d{2}\b")
 
