@@ -34,13 +34,12 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       (needs --context-vectors REACH)
     z                                 the two lists fused on z-scores
                                       (`bench.zscore_fusion`), not min-max
-    sdoc[:ALPHA[:WEIGHT]]             the published session ranking: each session's
-                                      BM25 over its stems and its best turn's cosine
-                                      (among the vector list's), z-scored, mixed in
-                                      at WEIGHT (`bench.session_documents`; default
-                                      0.5, 0.3; WEIGHT 1: sessions first)
-    sdocx / sdoc-text / sdocx-text    the same, the best turn over every turn
-                                      (exact), / BM25 over the plain text
+    srank[:ALPHA[:WEIGHT]]            the published session ranking
+                                      (`recall.session_ranking`): each session's BM25
+                                      over its document and its best turn, z-scored,
+                                      mixed in at WEIGHT (default: memory_search's;
+                                      WEIGHT 0: off, 1: sessions first)
+    srankx[:ALPHA[:WEIGHT]]           the same, the best turn over every turn (exact)
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -68,7 +67,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench import locomo, locomo_context, sections, session_documents
+from bench import locomo, locomo_context, sections
 from bench.ranking_steps import DEFAULT_EXPERIMENT, Experiment
 from session_recall.client import make_client
 from session_recall.config import Settings
@@ -139,7 +138,6 @@ class Loaded:
     context_model: str | None = None
     context_turns_per_s: float | None = None
     session_model: str | None = None
-    session_docs: str | None = None
 
 
 def evaluate(
@@ -183,12 +181,13 @@ def ask(
 ) -> dict[str, Any]:
     """Every question asked of a stored run in each mode, then in hybrid mode with each
     variant (keyed `hybrid NAME`; with `choose`, each conversation also with the variant
-    the others choose, by session hit@1) and at each weight (`hybrid w=W`, and the
+    the others choose, by session hit@1 plus turn recall@10, the two measures of the
+    goal) and at each weight (`hybrid w=W`, and the
     weight left one out), with the recipe of `weights_variant` when given."""
     results = {mode: score(store.searchers, conversations, mode) for mode in modes}
     per_variant: dict[str, dict[int, dict[str, Any]]] = {}
     for name in variants:
-        recipe, weight = variant(name, store.context_model, store.session_model, store.session_docs)
+        recipe, weight = variant(name, store.context_model, store.session_model)
         per_variant[name] = {
             c.id: score(store.searchers, [c], "hybrid", dense_weight=weight, recipe=recipe)
             for c in conversations
@@ -198,8 +197,9 @@ def ask(
         chosen = {
             held.id: max(
                 variants,
-                key=lambda n, held_id=held.id: _measure_without(
-                    per_variant[n], held_id, "session_hit_at_1"
+                key=lambda n, held_id=held.id: sum(
+                    _measure_without(per_variant[n], held_id, measure)
+                    for measure in ("session_hit_at_1", "recall_at_10")
                 ),
             )
             for held in conversations
@@ -211,9 +211,7 @@ def ask(
     if weights:
         recipe = None
         if weights_variant is not None:
-            recipe, _ = variant(
-                weights_variant, store.context_model, store.session_model, store.session_docs
-            )
+            recipe, _ = variant(weights_variant, store.context_model, store.session_model)
         found = leave_one_out(store.searchers, conversations, weights, log, recipe=recipe)
         suffix = f" ({weights_variant})" if weights_variant else ""
         results.update({f"{name}{suffix}": result for name, result in found.items()})
@@ -272,23 +270,19 @@ def loaded(
         if session_vectors and embedder is not None:
             session_model = locomo_context.store_sessions(client, alias, embedder, users)
             log(f"session vectors ({session_model}): the mean of each session's turns")
-        docs = session_documents.store(client, alias, users)
         yield Loaded(
             Searchers(client, alias, _KEY, embedder=embedder), model, len(events) / seconds,
             context_model=context, context_turns_per_s=rate, session_model=session_model,
-            session_docs=docs,
         )  # fmt: skip
     finally:
         if not keep:
             uninstall(client, alias)
-            session_documents.drop(client, alias)
 
 
 def variant(
     name: str,
     context_model: str | None,
     session_model: str | None = None,
-    session_docs: str | None = None,
 ) -> tuple[Experiment, float | None]:
     """The recipe and vector weight a `--variants` entry names (see the module's doc).
     Raises `ValueError` saying what is wrong with it."""
@@ -320,15 +314,11 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
-        elif step in ("sdoc", "sdocx", "sdoc-text", "sdocx-text") and len(numbers) <= 2:
-            if session_docs is None:
-                raise ValueError(f"{step!r} needs the sessions' documents")
-            alpha, share = (numbers + [0.5, 0.3][len(numbers) :])[:2]
+        elif step in ("srank", "srankx") and len(numbers) <= 2:
+            alpha, share = numbers + [recipe.session_alpha, recipe.session_ranking][len(numbers) :]
             recipe = replace(
-                recipe, session_docs=session_docs, session_alpha=alpha, session_doc_weight=share,
-                session_exact=step.startswith("sdocx"),
-                session_field="text" if step.endswith("-text") else "stems",
-            )  # fmt: skip
+                recipe, session_alpha=alpha, session_ranking=share, session_exact=step == "srankx"
+            )
         elif step == "z" and not numbers:
             recipe = replace(recipe, zscore=True)
         elif step in ("ctx", "ctx-only") and not numbers:
@@ -338,7 +328,7 @@ def variant(
         else:
             raise ValueError(
                 f"{part!r} is not a step "
-                "(session, prf, hop, near, svec, ctx, ctx-only, z, sdoc, sdocx, w=, base)"
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, srank, srankx, w=, base)"
             )
     return recipe, weight
 
@@ -480,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--choose",
         action="store_true",
         help="--variants: also score each conversation with the variant the others "
-        "choose (best session hit@1 over them).",
+        "choose (best session hit@1 plus turn recall@10 over them).",
     )
     parser.add_argument(
         "--weights-variant",
@@ -572,7 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     session_name = "model+session" if args.session_vectors else None
     for name in variants:
         try:
-            variant(name, context_name, session_name, "sessions")
+            variant(name, context_name, session_name)
         except ValueError as err:
             parser.error(f"--variants: {err}")
     if not 0 <= args.context_vectors <= 10:

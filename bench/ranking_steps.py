@@ -14,10 +14,10 @@ bench hands memory_search (`Experiment`, through the hooks of `recall.memory_rec
   list joined to the first vector list.
 - `zscore`: the two lists fused on z-scores rather than min-max normalised scores
   (`bench.zscore_fusion`).
-- `session_docs`, `session_alpha`, `session_doc_weight`, `session_exact`,
-  `session_field`: the published session ranking (`bench.session_documents`): each
-  session scored by z-scored BM25 over its whole text and its best turn's cosine,
-  mixed into its hits' scores at `session_doc_weight`.
+- `session_exact`: the session ranking's best turn of each session (the product's
+  `session_ranking` step, `recall.session_ranking`) found over every turn of the user
+  (a kNN search `EXACT_TURNS` deep) rather than among the vector list's hits: what the
+  paper computes, at a cost that grows with the history.
 - `context_model`: the model id under which each event's vector *with the turns
   before it* is stored; its kNN list is fused with the event's own (`context_only`:
   instead of it).
@@ -33,13 +33,6 @@ from typing import TypeVar
 
 from bench.expansion import expansion_terms
 from bench.neighbour_scores import with_context
-from bench.session_documents import (
-    best_turn_body,
-    best_turns,
-    bm25_body,
-    session_scores,
-    with_session_ranking,
-)
 from bench.vector_feedback import seeded
 from bench.zscore_fusion import zscore_fuse
 from session_recall.core.stems import stems
@@ -48,7 +41,7 @@ from session_recall.recall import transport
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_plan import Key, Searches, key_of, scored
 from session_recall.recall.memory_query import keyword_body, knn_body, vectors_body
-from session_recall.recall.memory_recipe import Ranking, Recipe, Step
+from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Ranking, Recipe, Step
 from session_recall.recall.query import Body
 
 _Step = Generator[Searches, list[Body], list[Body]]
@@ -72,16 +65,10 @@ class Experiment(Recipe):
     context_model: str | None = None
     context_only: bool = False
     zscore: bool = False
-    session_docs: str | None = None
-    session_alpha: float = 0.5
-    session_doc_weight: float = 0.3
     session_exact: bool = False
-    session_field: str = "stems"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not 0 <= self.session_alpha <= 1 or not 0 <= self.session_doc_weight <= 1:
-            raise ValueError("session_alpha and session_doc_weight must be within [0, 1]")
         if not 0 <= self.session_vector_weight <= 1:
             raise ValueError("session_vector_weight must be within [0, 1]")
         if not 0 <= self.vector_context <= 1:
@@ -139,8 +126,8 @@ class Experiment(Recipe):
     def sessions(
         self, fused: list[Fused[Key]], sessions: dict[Key, str], ranking: Ranking
     ) -> Step[list[Fused[Key]]]:
-        if self.session_docs is not None:
-            fused = yield from self._by_session_documents(fused, sessions, ranking)
+        if self.session_exact and self.session_ranking and ranking.vector is not None:
+            ranking, sessions = yield from _every_turn(ranking, sessions)
         if self.session_model is not None and ranking.vector is not None:
             wanted = sorted(set(sessions.values()))
             prior = yield from session_prior(
@@ -149,39 +136,28 @@ class Experiment(Recipe):
             fused = with_session_prior(fused, sessions, prior, weight=self.session_vector_weight)
         return (yield from super().sessions(fused, sessions, ranking))
 
-    def _by_session_documents(
-        self, fused: list[Fused[Key]], sessions: dict[Key, str], ranking: Ranking
-    ) -> Step[list[Fused[Key]]]:
-        """`fused` with the published session ranking mixed in (`session_documents`)."""
-        assert self.session_docs is not None
-        user = str(ranking.filters[0]["term"]["user_id"])  # the user's filter comes first
-        query = ranking.stemmed if self.session_field == "stems" else ranking.words
-        bodies = [bm25_body(user, query, field=self.session_field)]
-        indices: list[str | None] = [self.session_docs]
-        vector, model = ranking.vector, ranking.model
-        if vector is not None and model is not None:
-            field = vector_field(model)
-            bodies.append(
-                best_turn_body(ranking.filters, vector, field=field)
-                if self.session_exact
-                else knn_body(ranking.filters, vector, field=field, size=ranking.depth)
-            )
-            indices.append(None)
-        answers = yield Searches(bodies, indices)
-        bm25 = {str(h["_source"]["session_id"]): float(h["_score"] or 0.0)
-                for h in transport.hits(answers[0])}  # fmt: skip
-        dense: dict[str, float] = {}
-        if len(answers) > 1:
-            turns = transport.hits(answers[1])
-            near = [(key_of(h), float(h["_score"] or 0.0)) for h in turns]
-            of = {key_of(h): str(h["_source"]["session_id"]) for h in turns}
-            dense = best_turns(near, of)
-        scores = session_scores(bm25, dense, alpha=self.session_alpha)
-        return with_session_ranking(fused, sessions, scores, weight=self.session_doc_weight)
-
 
 # The default recipe as an experiment, for variants built on it.
-DEFAULT_EXPERIMENT = Experiment(session_weight=0.2, session_top=3)
+DEFAULT_EXPERIMENT = Experiment(**{f: getattr(DEFAULT_RECIPE, f) for f in (
+    "session_weight", "session_top", "session_ranking", "session_alpha")})  # fmt: skip
+
+
+# A LoCoMo conversation holds fewer turns than this (at most 700).
+EXACT_TURNS = 1_000
+
+
+def _every_turn(
+    ranking: Ranking, sessions: dict[Key, str]
+) -> Generator[Searches, list[Body], tuple[Ranking, dict[Key, str]]]:
+    """`ranking` with its vector list (`nearest`) as deep as the user's turns, and
+    `sessions` knowing theirs: the best turn of every session is among them."""
+    assert ranking.vector is not None and ranking.model is not None
+    field = vector_field(ranking.model)
+    [answer] = yield Searches([knn_body(ranking.filters, ranking.vector, field=field,
+                                        size=EXACT_TURNS)])  # fmt: skip
+    turns = transport.hits(answer)
+    known = {**sessions, **{key_of(h): str(h["_source"]["session_id"]) for h in turns}}
+    return replace(ranking, nearest=scored(turns)), known
 
 
 def _listed(hit: Body, field: str) -> list[str]:

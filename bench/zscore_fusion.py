@@ -9,24 +9,13 @@ best-turn cosine over a user's sessions; here it is tried on turns, the two list
 memory_search's hybrid mode (`--variants z`, `bench.ranking_steps`).
 """
 
-import statistics
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
 from session_recall.recall.fusion import Fused, ranked
+from session_recall.recall.session_ranking import zscored
 
 K = TypeVar("K", bound=Hashable)
-
-
-def zscored(hits: Sequence[tuple[K, float]]) -> dict[K, float]:
-    """Each key's z-score over the list (0 for each when all are equal, or one)."""
-    if not hits:
-        return {}
-    scores = [score for _, score in hits]
-    mean, spread = statistics.fmean(scores), statistics.pstdev(scores)
-    if spread <= 0:
-        return {key: 0.0 for key, _ in hits}
-    return {key: (score - mean) / spread for key, score in hits}
 
 
 def zscore_fuse(

@@ -44,7 +44,7 @@ from session_recall.core.order import event_order
 from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
 from session_recall.indexer.deadline import Deadline, bounded
-from session_recall.indexer.enrichment import memory_erasure, paging, repair
+from session_recall.indexer.enrichment import memory_erasure, paging, repair, session_documents
 from session_recall.indexer.errors import (
     AliasMissing,
     ErasureIncomplete,
@@ -237,6 +237,7 @@ def _repair(
     note_removal(client, alias)
     repair.repair_erased(client, alias, user_id, ids, kept_out=kept_out, policy=policy)
     memory_erasure.remove_with_sources(client, alias, user_id, ids)
+    session_documents.rebuild_holding(client, alias, user_id, ids, policy=policy)
 
 
 def note_removal(client: Elasticsearch, alias: str) -> None:

@@ -19,6 +19,7 @@ from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.document import IDENTITIES, LEGACY_IDENTITY, Identity
 from session_recall.indexer.enrichment import memory_erasure
 from session_recall.indexer.enrichment.repair import repair_reaching_before
+from session_recall.indexer.enrichment.session_documents import rebuild_reaching_before
 from session_recall.indexer.erasure import note_removal
 from session_recall.indexer.errors import AliasMissing
 from session_recall.indexer.retry import RetryPolicy
@@ -173,6 +174,8 @@ def prune_partitions(
     if period is not None:
         boundary = partition_of(alias, before, period).start
         repair_reaching_before(client, alias, boundary, policy=policy or RetryPolicy())
+        # Found from the boundary alone, as the contexts are: run again, it finishes.
+        rebuild_reaching_before(client, alias, boundary, policy=policy)
 
 
 def delete_partitions(client: Elasticsearch, indices: list[StoredIndex]) -> None:

@@ -85,6 +85,13 @@ def memory_index_body() -> dict[str, Any]:
     return {"settings": found["settings"], "mappings": found["mappings"]}
 
 
+def session_index_body() -> dict[str, Any]:
+    """The session documents' index settings and mappings (`sessions.json`), as `create`
+    takes them."""
+    found = _load("sessions")
+    return {"settings": found["settings"], "mappings": found["mappings"]}
+
+
 __all__ = [
     "COMPONENTS",
     "Templates",
@@ -92,4 +99,5 @@ __all__ = [
     "index_templates",
     "mapping_update",
     "memory_index_body",
+    "session_index_body",
 ]

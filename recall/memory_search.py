@@ -31,11 +31,13 @@ find for them, and `notice` gives their share.
 
 import asyncio
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 
 from session_recall.core.errors import ConfigurationError
+from session_recall.core.index_names import session_index
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import parse_partition
 from session_recall.core.stems import stems
@@ -76,6 +78,7 @@ from session_recall.recall.rerank import (
     reranked,
 )
 from session_recall.recall.scope import required
+from session_recall.recall.session_ranking import bm25_body, bm25_scores
 
 # Each ranking is this deep before fusion, however few hits are asked for: an event
 # ranked 30th by keywords and 5th by meaning must get its chance to rise.
@@ -180,14 +183,27 @@ class MemorySearcher:
             for vectors_of in vector_models:
                 field = vector_field(vectors_of)
                 bodies.append(knn_body(filters, vector, field=field, size=depth, extra=extra))
+        # Beside the lists, in the same round trip: the sessions' BM25 over their text.
+        indices: list[str | None] = [None] * len(bodies)
+        if recipe.session_ranking:
+            bodies.append(bm25_body(self._user_id, stemmed))
+            indices.append(session_index(self._alias))
+        if vector is not None and model is not None:
             bodies += coverage_bodies(filters, model)
-        answers = yield Searches(bodies)
+            indices += [None, None]
+        answers = yield Searches(bodies, indices)
         rankings = [transport.hits(answer) for answer in answers]
         keyword = rankings[0] if used != "semantic" else []
         lists = rankings[int(used != "semantic") :][: len(vector_models)]
+        session_bm25: dict[str, float] = {}
+        if recipe.session_ranking:
+            session_bm25 = bm25_scores(rankings[int(used != "semantic") + len(vector_models)])
         if vector is not None and model is not None:
             notice = _coverage_notice(model, used, *answers[-2:])
-        ranking = Ranking(filters, words, stemmed, depth, vector, model, self.dense_weight)
+        ranking = Ranking(
+            filters, words, stemmed, depth, vector, model, self.dense_weight,
+            session_bm25=session_bm25,
+        )  # fmt: skip
         if keyword:
             keyword = yield from recipe.keyword(keyword, ranking)
         nearest = combined(*(scored(hits) for hits in lists)) if lists else []
@@ -197,6 +213,7 @@ class MemorySearcher:
         fused, more = yield from recipe.fused(fused, keyword, nearest, ranking)
         by_key = {key_of(hit): hit for hits in (keyword, *lists, *more) for hit in hits}
         sessions = {key: str(hit["_source"].get("session_id")) for key, hit in by_key.items()}
+        ranking = replace(ranking, nearest=nearest)
         fused = yield from recipe.sessions(fused, sessions, ranking)
         fused, notice = yield from self._reranked(text, fused, by_key, notice)
         fused = fused[:limit]

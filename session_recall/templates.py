@@ -17,6 +17,7 @@ from session_recall.core.index_names import (
     alias_problem,
     bookkeeping_indices,
     memory_index,
+    session_index,
 )
 from session_recall.core.instant import Instant
 from session_recall.core.partitions import (
@@ -31,7 +32,13 @@ from session_recall.indexer import ownership, tombstones
 from session_recall.indexer.document import DEFAULT_IDENTITY, LEGACY_IDENTITY, Identity
 from session_recall.indexer.layout import IDENTITY_KEY, META_KEY, ensure_partition, layout_in
 from session_recall.indexer.tombstones import create_unless_exists
-from session_recall.mappings import COMPONENTS, index_templates, mapping_update, memory_index_body
+from session_recall.mappings import (
+    COMPONENTS,
+    index_templates,
+    mapping_update,
+    memory_index_body,
+    session_index_body,
+)
 
 
 class InvalidLayout(SessionRecallError):
@@ -95,6 +102,9 @@ class SetupResult:
     created_index: bool
     # Indices of the single-index layout behind the alias: read, never written to.
     legacy: tuple[str, ...] = ()
+    # The session documents' index was made now, on an alias that held events already:
+    # their documents are to be written (`session_documents.rebuild_all`).
+    sessions_to_write: bool = False
 
 
 def current_layout(client: Elasticsearch, alias: str) -> Layout | None:
@@ -189,9 +199,11 @@ def install(client: Elasticsearch, alias: str, **changes: Any) -> SetupResult:
     # until its shard starts. It is created once its primary is active.
     tombstones.ensure_index(client, alias)
     ensure_memory_index(client, alias)
+    sessions_made = ensure_session_index(client, alias)
     return SetupResult(
-        alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy
-    )
+        alias=alias, layout=layout, partition=partition, created_index=created, legacy=legacy,
+        sessions_to_write=sessions_made and exists,
+    )  # fmt: skip
 
 
 def ensure_memory_index(client: Elasticsearch, alias: str) -> bool:
@@ -205,6 +217,17 @@ def ensure_memory_index(client: Elasticsearch, alias: str) -> bool:
             properties=mappings["properties"],
             dynamic_templates=mappings["dynamic_templates"],
         )
+        return False
+    create_unless_exists(client, name, mappings=body["mappings"], settings=body["settings"])
+    return True
+
+
+def ensure_session_index(client: Elasticsearch, alias: str) -> bool:
+    """Create `alias`'s session documents' index (`mappings/sessions.json`) unless it
+    exists, in which case it gains the fields added since; whether it was created."""
+    name, body = session_index(alias), session_index_body()
+    if client.indices.exists(index=name):
+        client.indices.put_mapping(index=name, properties=body["mappings"]["properties"])
         return False
     create_unless_exists(client, name, mappings=body["mappings"], settings=body["settings"])
     return True

@@ -32,9 +32,9 @@ from elasticsearch import Elasticsearch
 
 from session_recall.core import spans
 from session_recall.embeddings import MODELS_FIELD, Embedder
-from session_recall.indexer import tombstones
+from session_recall.indexer import bulk, tombstones
 from session_recall.indexer.bulk import BulkStats
-from session_recall.indexer.enrichment import repair, turns
+from session_recall.indexer.enrichment import repair, session_documents, turns
 from session_recall.indexer.enrichment.calls import call
 from session_recall.indexer.enrichment.context_rule import (
     CONTEXT_MARK,
@@ -238,9 +238,22 @@ def _write_page(
     embedded = _add_vectors(vectors.result() if vectors else None, fields, summary)
     written = [k for k, doc in fields.items() if doc]
     updates = [(repair.update(by_key[k], fields[k]), holding.get(k, [])) for k in written]
-    responses, removed = repair.write_checked(
-        client, alias, updates, seen=page.seen, policy=policy, stats=stats
+    # The turns that gain their stems here join their sessions' documents, written in
+    # the same bulk request.
+    added: dict[session_documents.Session, list[session_documents.Turn]] = {}
+    for k in written:
+        if STEMS_FIELD in fields[k]:
+            turn = session_documents.turn_of(by_key[k], fields[k][STEMS_FIELD])
+            added.setdefault(_session_of(by_key[k]), []).append(turn)
+    reading = functools.partial(session_documents.page_writes, client, alias, added)
+    documents = retrying(reading, what="read session documents") if added else None
+    extra: list[tuple[bulk.Action, list[Hit]]] = (
+        [(action, []) for action in documents.actions] if documents else []
     )
+    responses, removed = repair.write_checked(
+        client, alias, [*updates, *extra], seen=page.seen, policy=policy, stats=stats
+    )
+    responses, document_responses = responses[: len(updates)], responses[len(updates) :]
     for k, response in zip(written, responses, strict=True):
         if 200 <= response.status < 300:
             summary.enriched += 1
@@ -262,6 +275,21 @@ def _write_page(
         retrying(functools.partial(rebuild, stale, exclude=removed), what="rebuild contexts")
     if late:
         summary.neighbours += retrying(functools.partial(rebuild, late), what="rebuild contexts")
+    if documents is not None:
+        unsure = {  # a turn the document holds, whose own update failed: gone, maybe
+            _session_of(by_key[k])
+            for k, response in zip(written, responses, strict=True)
+            if not 200 <= response.status < 300
+        }
+        after = functools.partial(
+            session_documents.after_page, client, alias, documents, document_responses,
+            seen=page.seen, unsure=unsure, policy=policy, stats=stats,
+        )  # fmt: skip
+        retrying(after, what="write session documents")
+
+
+def _session_of(hit: Hit) -> tuple[str, str]:
+    return str(hit["_source"]["user_id"]), str(hit["_source"]["session_id"])
 
 
 def _contexts(

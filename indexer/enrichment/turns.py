@@ -15,6 +15,7 @@ from session_recall.indexer.enrichment.context_rule import (
     CONTEXT_MARK,
     CONTEXT_OF_FIELD,
     ENRICHED_FIELD,
+    STEMS_FIELD,
     Hit,
     Key,
     is_enriched,
@@ -128,6 +129,23 @@ def turns_before(
             scope = [*scope, {"bool": {"must_not": [{"ids": {"values": excluded}}]}}]
         searches += _look(alias, user, scope, before=position(source), size=rule.CONTEXT_REACH)
     return [answer[::-1] for answer in _msearch(client, searches)]
+
+
+def read_sessions(
+    client: Elasticsearch, alias: str, sessions: Sequence[tuple[str, str]], *, size: int
+) -> dict[tuple[str, str], list[Hit]]:
+    """Each (user, session)'s last `size` turns stored now (refreshed), in order, with
+    their stems where the pass wrote them, in one `msearch`: empty for a session that
+    has none left."""
+    newest = [{field: "desc" for field in k} for k in event_order()]
+    searches: list[dict[str, Any]] = []
+    for user, session in sessions:
+        body = {"_source": [*TURN_SOURCE, STEMS_FIELD], "track_total_hits": False,
+                "query": {"bool": {"filter": user_filter(user, session_id=session)}},
+                "sort": newest, "size": size}  # fmt: skip
+        searches += [_head_line(alias, user), body]
+    found = _msearch(client, searches)
+    return {pair: hits[::-1] for pair, hits in zip(sessions, found, strict=True)}
 
 
 def _head_line(alias: str, user: str) -> dict[str, Any]:

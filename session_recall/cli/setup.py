@@ -1,5 +1,7 @@
 """`session-recall setup`: templates, the partitioned layout and the first partition."""
 
+import sys
+
 import click
 
 from session_recall.cli.app_context import AppContext, pass_app
@@ -7,6 +9,7 @@ from session_recall.core.errors import ConfigurationError
 from session_recall.core.partitions import GRANULARITIES
 from session_recall.embeddings.local_models import MODELS, installed
 from session_recall.embeddings.local_models import install as install_model
+from session_recall.indexer.enrichment.session_documents import rebuild_all
 from session_recall.templates import install
 
 
@@ -69,7 +72,24 @@ def setup(
             f"Also read through the alias: {', '.join(result.legacy)} (single-index layout); "
             "`session-recall migrate` moves its events into partitions."
         )
+    if result.sessions_to_write:
+        _write_session_documents(app)
     _fetch_encoder(app)
+
+
+def _write_session_documents(app: AppContext) -> None:
+    """An alias set up by an earlier release: each of its sessions gains its document,
+    which memory_search ranks sessions by."""
+    click.echo("Writing the session documents of the events stored before...", err=True)
+    written = rebuild_all(app.client, app.settings.index, on_progress=_report)
+    if sys.stderr.isatty():
+        click.echo(err=True)  # end the progress line
+    click.echo(f"Session documents: {written:,} written.")
+
+
+def _report(done: int) -> None:
+    if sys.stderr.isatty():
+        click.echo(f"\r{done:,} session(s)", nl=False, err=True)
 
 
 def _fetch_encoder(app: AppContext) -> None:

@@ -21,7 +21,8 @@ TOMBSTONES = "tombstones"
 LEASES = "leases"
 MEMORIES = "memories"
 CONSOLIDATION = "consolidation"
-BOOKKEEPING = (TOMBSTONES, LEASES, MEMORIES, CONSOLIDATION)
+SESSIONS = "sessions"
+BOOKKEEPING = (TOMBSTONES, LEASES, MEMORIES, CONSOLIDATION, SESSIONS)
 _DASH_DIGIT = re.compile(r"-[0-9]", re.ASCII)
 # One concrete alias: never a pattern (`*`, `a,b`), a path (`../x`), a system name
 # (`_all`, `.x`) or one Elasticsearch refuses; room is left for the suffixes of its
@@ -49,14 +50,20 @@ def memory_index(alias: str) -> str:
     return f"{alias}-{MEMORIES}"
 
 
+def session_index(alias: str) -> str:
+    """Where `alias`'s session documents live: one per session, derived from its events
+    by the enrichment pass (`indexer.enrichment.session_documents`)."""
+    return f"{alias}-{SESSIONS}"
+
+
 def consolidation_index(alias: str) -> str:
     """Where each user's consolidation checkpoints live."""
     return f"{alias}-{CONSOLIDATION}"
 
 
 def bookkeeping_indices(alias: str) -> list[str]:
-    """The indices of `alias` that hold no events: its tombstones, leases, memories
-    and consolidation checkpoints."""
+    """The indices of `alias` that hold no events: its tombstones, leases, memories,
+    consolidation checkpoints and session documents."""
     return [f"{alias}-{suffix}" for suffix in BOOKKEEPING]
 
 
@@ -91,12 +98,14 @@ __all__ = [
     "LEASES",
     "MAX_ALIAS_CHARS",
     "MEMORIES",
+    "SESSIONS",
     "TOMBSTONES",
     "alias_problem",
     "bookkeeping_indices",
     "consolidation_index",
     "lease_index",
     "memory_index",
+    "session_index",
     "shared_names",
     "tombstone_index",
 ]

@@ -3,8 +3,7 @@ cluster takes: the `role_descriptors` of an API key (`POST /_security/api_key`, 
 hosted or default-distribution cluster) and the `roles.yml` of a file realm (the
 local secured node).
 
-Each role covers one alias. Its index names are written in `roles.json` with three
-placeholders:
+Each role covers one alias. Its index names are written in `roles.json` with placeholders:
 
 | placeholder    | stands for                                   | e.g. for `session-events`    |
 | -------------- | -------------------------------------------- | ---------------------------- |
@@ -14,6 +13,7 @@ placeholders:
 | `{leases}`     | its enrichers' leases                        | `session-events-leases`      |
 | `{memories}`   | its kept memories                            | `session-events-memories`    |
 | `{consolidation}` | each user's consolidation checkpoint      | `session-events-consolidation` |
+| `{sessions}`   | its session documents                        | `session-events-sessions`    |
 
 The partitions are a regular expression rather than `<alias>-*`, which would cover
 the tombstones too (and another alias named `<alias>-x`).
@@ -35,6 +35,7 @@ from session_recall.core.index_names import (
     consolidation_index,
     lease_index,
     memory_index,
+    session_index,
     tombstone_index,
 )
 
@@ -103,6 +104,7 @@ def descriptor(alias: str, role: Role) -> dict[str, Any]:
         "{leases}": lease_index(alias),
         "{memories}": memory_index(alias),
         "{consolidation}": consolidation_index(alias),
+        "{sessions}": session_index(alias),
     }
     definition = _definitions()[role]
     return {

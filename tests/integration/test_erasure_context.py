@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from session_recall.cli import main
 from session_recall.config import Settings
-from session_recall.core.index_names import memory_index
+from session_recall.core.index_names import memory_index, session_index
 from session_recall.core.instant import Instant
 from session_recall.embeddings import StaticEmbedder
 from session_recall.indexer import Event, Scope, Submission, Writer, enrich, erase, tombstones
@@ -43,8 +43,9 @@ MODES = ("keyword", "semantic", "hybrid")
 
 
 def sources(es: Elasticsearch, alias: str) -> str:
-    """Every stored document's `_source`, kept memories' included, as one text."""
-    everything = f"{alias},{memory_index(alias)}"
+    """Every stored document's `_source`, kept memories' and session documents'
+    included, as one text."""
+    everything = f"{alias},{memory_index(alias)},{session_index(alias)}"
     es.indices.refresh(index=everything)
     hits = es.search(index=everything, size=10_000, query={"match_all": {}})["hits"]["hits"]
     return "\n".join(json.dumps(hit["_source"], ensure_ascii=False) for hit in hits)
