@@ -40,6 +40,8 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
                                       mixed in at WEIGHT (default: memory_search's;
                                       WEIGHT 0: off, 1: sessions first)
     srankx[:ALPHA[:WEIGHT]]           the same, the best turn over every turn (exact)
+    ent[:WEIGHT]                      the question's names and numbers weighed up in
+                                      the keyword list (default 0.5)
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -314,6 +316,8 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step == "ent" and len(numbers) <= 1:
+            recipe = replace(recipe, entity_weight=(numbers or [0.5])[0])
         elif step in ("srank", "srankx") and len(numbers) <= 2:
             alpha, share = numbers + [recipe.session_alpha, recipe.session_ranking][len(numbers) :]
             recipe = replace(
@@ -328,7 +332,7 @@ def variant(
         else:
             raise ValueError(
                 f"{part!r} is not a step "
-                "(session, prf, hop, near, svec, ctx, ctx-only, z, srank, srankx, w=, base)"
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, srank, srankx, ent, w=, base)"
             )
     return recipe, weight
 

@@ -14,6 +14,9 @@ bench hands memory_search (`Experiment`, through the hooks of `recall.memory_rec
   list joined to the first vector list.
 - `zscore`: the two lists fused on z-scores rather than min-max normalised scores
   (`bench.zscore_fusion`).
+- `entity_weight`: entity terms weighed up in the keyword list (issue 59, item 5): the
+  question's names (capitalised words) and numbers matched again on the stem fields,
+  at this share of their weights (the list fetched again with them).
 - `session_exact`: the session ranking's best turn of each session (the product's
   `session_ranking` step, `recall.session_ranking`) found over every turn of the user
   (a kNN search `EXACT_TURNS` deep) rather than among the vector list's hits: what the
@@ -27,6 +30,7 @@ reaches another user's events. `python -m bench.memory_eval --variants` runs the
 (BENCHMARKS.md, "memory_search on LoCoMo").
 """
 
+import re
 from collections.abc import Generator, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -66,6 +70,7 @@ class Experiment(Recipe):
     context_only: bool = False
     zscore: bool = False
     session_exact: bool = False
+    entity_weight: float = 0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -88,6 +93,15 @@ class Experiment(Recipe):
         return [CONTEXT_OF] if self.vector_context else []
 
     def keyword(self, keyword: list[Body], ranking: Ranking) -> Step[list[Body]]:
+        if self.entity_weight:
+            entities = stems(" ".join(entity_terms(ranking.words)))
+            if entities:
+                body = keyword_body(
+                    ranking.filters, ranking.words, stemmed=ranking.stemmed,
+                    size=ranking.depth, expansion=entities, expansion_weight=self.entity_weight,
+                )  # fmt: skip
+                [answer] = yield Searches([body])
+                keyword = transport.hits(answer)
         if not self.expansion_terms:
             return keyword
         return (
@@ -158,6 +172,14 @@ def _every_turn(
     turns = transport.hits(answer)
     known = {**sessions, **{key_of(h): str(h["_source"]["session_id"]) for h in turns}}
     return replace(ranking, nearest=scored(turns)), known
+
+
+_ENTITY = re.compile(r"^(?:[A-Z][\w'’-]*|\w*\d\w*)$")
+
+
+def entity_terms(words: str) -> list[str]:
+    """The names (capitalised words) and numbers among a question's content words."""
+    return [word for word in words.split() if _ENTITY.match(word)]
 
 
 def _listed(hit: Body, field: str) -> list[str]:
