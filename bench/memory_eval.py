@@ -42,6 +42,7 @@ With `--variants`, hybrid mode is also run with each ranking recipe named (see
     srankx[:ALPHA[:WEIGHT]]           the same, the best turn over every turn (exact)
     ent[:WEIGHT]                      the question's names and numbers weighed up in
                                       the keyword list (default 0.5)
+    clauses                           a keyword list per clause of the question
     w=WEIGHT                          the vector list's weight
     base                              memory_search's default recipe
 
@@ -316,6 +317,8 @@ def variant(
         elif step == "hop" and len(numbers) <= 2:
             seeds, share = (numbers + [3.0, 0.5][len(numbers) :])[:2]
             recipe = replace(recipe, second_round=int(seeds), second_weight=share)
+        elif step == "clauses" and not numbers:
+            recipe = replace(recipe, clauses=True)
         elif step == "ent" and len(numbers) <= 1:
             recipe = replace(recipe, entity_weight=(numbers or [0.5])[0])
         elif step in ("srank", "srankx") and len(numbers) <= 2:
@@ -332,7 +335,8 @@ def variant(
         else:
             raise ValueError(
                 f"{part!r} is not a step "
-                "(session, prf, hop, near, svec, ctx, ctx-only, z, srank, srankx, ent, w=, base)"
+                "(session, prf, hop, near, svec, ctx, ctx-only, z, srank, srankx, ent, clauses, "
+                "w=, base)"
             )
     return recipe, weight
 

@@ -17,6 +17,10 @@ bench hands memory_search (`Experiment`, through the hooks of `recall.memory_rec
 - `entity_weight`: entity terms weighed up in the keyword list (issue 59, item 5): the
   question's names (capitalised words) and numbers matched again on the stem fields,
   at this share of their weights (the list fetched again with them).
+- `clauses`: a question of several clauses ("what do A and B both like?", split at
+  "and", "or", commas and semicolons) searched on keywords once per clause of two
+  content words or more beside the whole, the lists merged on scores normalised by
+  each list's best (issue 59, item 5).
 - `session_exact`: the session ranking's best turn of each session (the product's
   `session_ranking` step, `recall.session_ranking`) found over every turn of the user
   (a kNN search `EXACT_TURNS` deep) rather than among the vector list's hits: what the
@@ -40,6 +44,7 @@ from bench.neighbour_scores import with_context
 from bench.vector_feedback import seeded
 from bench.zscore_fusion import zscore_fuse
 from session_recall.core.stems import stems
+from session_recall.core.stopwords import content_terms, content_words
 from session_recall.embeddings import VECTORS_FIELD, vector_field, vector_key
 from session_recall.recall import transport
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
@@ -71,6 +76,7 @@ class Experiment(Recipe):
     zscore: bool = False
     session_exact: bool = False
     entity_weight: float = 0.0
+    clauses: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -102,6 +108,13 @@ class Experiment(Recipe):
                 )  # fmt: skip
                 [answer] = yield Searches([body])
                 keyword = transport.hits(answer)
+        if self.clauses:
+            parts = clauses_of(ranking.text)
+            if len(parts) > 1:
+                bodies = [keyword_body(ranking.filters, content_terms(part), stemmed=stems(part),
+                                       size=ranking.depth) for part in parts]  # fmt: skip
+                answers = yield Searches(bodies)
+                keyword = merged([keyword, *(transport.hits(a) for a in answers)], ranking.depth)
         if not self.expansion_terms:
             return keyword
         return (
@@ -180,6 +193,29 @@ _ENTITY = re.compile(r"^(?:[A-Z][\w'’-]*|\w*\d\w*)$")
 def entity_terms(words: str) -> list[str]:
     """The names (capitalised words) and numbers among a question's content words."""
     return [word for word in words.split() if _ENTITY.match(word)]
+
+
+_CLAUSE = re.compile(r"\s*(?:\band\b|\bor\b|[,;])\s*", re.IGNORECASE)
+
+
+def clauses_of(text: str) -> list[str]:
+    """A question's clauses that hold two content words or more (none for one)."""
+    parts = [part for part in _CLAUSE.split(text) if len(content_words(part)) >= 2]
+    return parts if len(parts) > 1 else []
+
+
+def merged(lists: Sequence[list[Body]], depth: int) -> list[Body]:
+    """Hit lists made one: each hit at its best score over them, each list's scores
+    divided by its best; the `depth` best."""
+    best: dict[Key, Body] = {}
+    for hits in lists:
+        top = max((float(h.get("_score") or 0.0) for h in hits), default=0.0) or 1.0
+        for hit in hits:
+            score = float(hit.get("_score") or 0.0) / top
+            held = best.get(key_of(hit))
+            if held is None or score > held["_score"]:
+                best[key_of(hit)] = {**hit, "_score": score}
+    return sorted(best.values(), key=lambda h: -h["_score"])[:depth]
 
 
 def _listed(hit: Body, field: str) -> list[str]:

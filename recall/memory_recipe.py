@@ -32,7 +32,8 @@ class Ranking:
     query's words and stems, each list's depth, the query's vector and the model's id
     (None in keyword mode), the vector list's weight in fusion, and, once the lists are
     fetched, the vector list as fusion took it (`nearest`) and each session's BM25
-    over its whole text (`session_bm25`; empty without session documents)."""
+    over its whole text (`session_bm25`; empty without session documents); `text`: the
+    query as asked."""
 
     filters: list[Body]
     words: str
@@ -43,6 +44,7 @@ class Ranking:
     dense_weight: float
     nearest: Sequence[tuple[Key, float]] = ()
     session_bm25: Mapping[str, float] = field(default_factory=dict)
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,7 @@ class MemorySearcher:
             notice = _coverage_notice(model, used, *answers[-2:])
         ranking = Ranking(
             filters, words, stemmed, depth, vector, model, self.dense_weight,
-            session_bm25=session_bm25,
+            session_bm25=session_bm25, text=text,
         )  # fmt: skip
         if keyword:
             keyword = yield from recipe.keyword(keyword, ranking)

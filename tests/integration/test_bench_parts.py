@@ -17,6 +17,8 @@ from elasticsearch import Elasticsearch
 
 from bench.endpoint_overhead import measure_enrichment
 from bench.floor import main as floor_main
+from bench.session_documents import measure as measure_session_documents
+from session_recall.config import Settings
 from tests.support.ndjson import event
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -76,3 +78,15 @@ def test_an_enrichment_pass_is_timed_against_a_stand_in_server(es: Elasticsearch
     assert run["server_s"] > 0 and run["seconds"] > 0
     leftover = es.indices.get_alias(index="bench-endpoint-enrichment-*", ignore_unavailable=True)
     assert not leftover.body, "the run dropped its alias"
+
+
+def test_the_session_documents_cost_is_measured_on_both_sides(es: Elasticsearch, es_url: str):
+    settings = Settings(ELASTICSEARCH_URL=es_url, SESSION_RECALL_EMBEDDER="static")
+    run = measure_session_documents(100, 1, settings)
+    assert run["events"] > 100 and run["ratio"] > 0
+    assert [r["enriched"] for r in run["runs"]["on"]] == [run["events"]]
+    # One document per session of the events, written once per page they were on.
+    assert 0 < run["documents_per_event"] < 1
+    assert [r["documents_written"] for r in run["runs"]["off"]] == [0]
+    leftover = es.indices.get_alias(index="bench-sdocs-*", ignore_unavailable=True)
+    assert not leftover.body, "the run dropped its aliases"

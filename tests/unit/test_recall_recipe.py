@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from bench.expansion import expansion_terms
 from bench.neighbour_scores import with_context
-from bench.ranking_steps import Experiment, with_session_prior
+from bench.ranking_steps import Experiment, clauses_of, entity_terms, merged, with_session_prior
 from bench.vector_feedback import seeded
 from session_recall.recall.fusion import Fused, combined, fuse, ranked
 from session_recall.recall.memory_recipe import Recipe
@@ -105,3 +105,18 @@ def test_the_bench_adds_its_steps_through_the_recipes_hooks():
     with pytest.raises(StopIteration) as done:  # a hook that searches nothing more
         next(Recipe().keyword([{"_id": "a"}], None))  # type: ignore[arg-type]
     assert done.value.value == [{"_id": "a"}]
+
+
+def test_the_entity_terms_are_a_questions_names_and_numbers():
+    assert entity_terms("Caroline go LGBTQ support group 2022") == ["Caroline", "LGBTQ", "2022"]
+
+
+def test_a_question_of_several_clauses_is_split_and_its_lists_merged():
+    assert clauses_of("What subject have Caroline and Melanie both painted?") == [
+        "What subject have Caroline",
+        "Melanie both painted?",
+    ]
+    assert clauses_of("Where did Melanie go camping?") == []
+    one = [{"_index": "i", "_id": "a", "_score": 10.0}, {"_index": "i", "_id": "b", "_score": 5.0}]
+    two = [{"_index": "i", "_id": "b", "_score": 2.0}]
+    assert [(h["_id"], h["_score"]) for h in merged([one, two], 5)] == [("a", 1.0), ("b", 1.0)]
