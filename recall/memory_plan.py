@@ -12,10 +12,12 @@ Key = tuple[str, str]  # (_index, _id): an event's identity across the alias
 
 @dataclass(frozen=True)
 class Searches:
-    """One `msearch`: its bodies, each sent to the alias or (`indices`) to one index of it."""
+    """One `msearch`: its bodies, each sent to the alias or (`indices`) to one index of it;
+    those that `optional` marks find nothing where they fail (`transport.msearch`)."""
 
     bodies: list[Body]
     indices: list[str | None] | None = None
+    optional: list[bool] | None = None
 
 
 def key_of(hit: Body) -> Key:

@@ -183,15 +183,18 @@ class MemorySearcher:
             for vectors_of in vector_models:
                 field = vector_field(vectors_of)
                 bodies.append(knn_body(filters, vector, field=field, size=depth, extra=extra))
-        # Beside the lists, in the same round trip: the sessions' BM25 over their text.
+        # Beside the lists, in the same round trip: the sessions' BM25 over their text. A
+        # key made before session documents may not read them: the step is left out.
         indices: list[str | None] = [None] * len(bodies)
         if recipe.session_ranking:
             bodies.append(bm25_body(self._user_id, stemmed))
             indices.append(session_index(self._alias))
+        optional = [index is not None for index in indices]
         if vector is not None and model is not None:
             bodies += coverage_bodies(filters, model)
             indices += [None, None]
-        answers = yield Searches(bodies, indices)
+            optional += [False, False]
+        answers = yield Searches(bodies, indices, optional)
         rankings = [transport.hits(answer) for answer in answers]
         keyword = rankings[0] if used != "semantic" else []
         lists = rankings[int(used != "semantic") :][: len(vector_models)]
@@ -311,6 +314,7 @@ class MemorySearcher:
             alias=self._alias,
             bodies=searches.bodies,
             indices=searches.indices,
+            optional=searches.optional,
             routing=self._user_id,
             timeout=self._search_timeout,
         )
@@ -377,6 +381,7 @@ class AsyncMemorySearcher(MemorySearcher):
             alias=self._alias,
             bodies=searches.bodies,
             indices=searches.indices,
+            optional=searches.optional,
             routing=self._user_id,
             timeout=self._search_timeout,
         )

@@ -68,17 +68,20 @@ def msearch(
     routing: str | None,
     timeout: float | None = None,
     indices: Sequence[str | None] | None = None,
+    optional: Sequence[bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Several searches in one round trip; Elasticsearch runs them side by side.
 
     Each goes to `alias`, or to the index of the alias that `indices` names for it (an
     index from a hit of the alias): such a search skips the other partitions' shards
-    altogether, pre-filter round included, and finds nothing if the index has gone."""
+    altogether, pre-filter round included, and finds nothing if the index has gone.
+    A search that `optional` marks finds nothing where it fails (a key without the
+    privilege on its index, a shard that did not answer): the others' answer stands."""
     try:
         response = client.msearch(**_msearch_request(alias, bodies, routing, timeout, indices))
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias, timeout) from None
-    return _msearch_answers(response.body, alias, timeout)
+    return _msearch_answers(response.body, alias, timeout, optional)
 
 
 async def amsearch(
@@ -89,6 +92,7 @@ async def amsearch(
     routing: str | None,
     timeout: float | None = None,
     indices: Sequence[str | None] | None = None,
+    optional: Sequence[bool] | None = None,
 ) -> list[dict[str, Any]]:
     """`msearch` on the async client. Its sync/async twin: what they share is in
     `_msearch_request` and `_msearch_answers`; the rest differs only by `await`."""
@@ -97,7 +101,7 @@ async def amsearch(
         response = await client.msearch(**request)
     except (ApiError, ConnectionFailed, ConnectionTimeout) as err:
         raise _domain_error(err, alias, timeout) from None
-    return _msearch_answers(response.body, alias, timeout)
+    return _msearch_answers(response.body, alias, timeout, optional)
 
 
 def _msearch_request(
@@ -122,10 +126,20 @@ def _msearch_request(
 
 
 def _msearch_answers(
-    body: dict[str, Any], alias: str, timeout: float | None
+    body: dict[str, Any],
+    alias: str,
+    timeout: float | None,
+    optional: Sequence[bool] | None = None,
 ) -> list[dict[str, Any]]:
     answers: list[dict[str, Any]] = body["responses"]
-    for answer in answers:
+    for n, answer in enumerate(answers):
+        if (
+            optional is not None
+            and optional[n]
+            and ("error" in answer or answer.get("_shards", {}).get("failed", 0))
+        ):
+            answers[n] = {"hits": {"hits": []}}  # the search that may fail found nothing
+            continue
         if "error" in answer:  # each search fails on its own, inside a 200 response
             error = answer["error"]
             if _timed_out(error):

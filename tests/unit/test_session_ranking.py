@@ -15,6 +15,7 @@ from session_recall.indexer.enrichment.session_documents import (
     extended,
     turn_of,
 )
+from session_recall.recall.errors import SearchRefused
 from session_recall.recall.fusion import Fused, ranked
 from session_recall.recall.memory_recipe import DEFAULT_RECIPE, Ranking, Recipe
 from session_recall.recall.session_ranking import (
@@ -24,6 +25,7 @@ from session_recall.recall.session_ranking import (
     with_session_ranking,
     zscored,
 )
+from session_recall.recall.transport import _msearch_answers
 
 
 def _hit(key: str, score: float, rank: int) -> Fused[str]:
@@ -137,3 +139,14 @@ def test_a_long_session_document_keeps_its_last_turns():
     assert doc["event_ids"] == ["id2", "id3"] and sum(map(len, doc["text"])) <= MAX_TEXT_CHARS
     many = [_turn(n % 10, f"turn {n}") for n in range(MAX_TURNS + 5)]
     assert document("ana", "s1", many)["turns"] == MAX_TURNS
+
+
+def test_a_sessions_search_that_fails_finds_nothing_and_the_lists_stand():
+    # A key made before session documents may not read their index: memory_search then
+    # ranks without the session step, where any other refused search fails the call.
+    refused = {"error": {"type": "security_exception"}, "status": 403}
+    listed = {"hits": {"hits": [{"_id": "a"}]}, "_shards": {"failed": 0}}
+    answers = _msearch_answers({"responses": [listed, refused]}, "events", None, [False, True])
+    assert answers == [listed, {"hits": {"hits": []}}]
+    with pytest.raises(SearchRefused):
+        _msearch_answers({"responses": [refused, listed]}, "events", None, [False, True])
